@@ -1,0 +1,11 @@
+/** What the engine-neutral store needs to know about one database engine's errors. */
+export interface DialectTraits {
+  /** Where the data lives, for error messages (a file name, a database URL without secrets). */
+  readonly location: string;
+  /** A unique or primary-key constraint refused a row. */
+  isUniqueViolation(error: unknown): boolean;
+  /** The engine gave up on the transaction because of a concurrent one; running it again may succeed. */
+  isRetryable(error: unknown): boolean;
+  /** Turns engine errors that have a store meaning (busy, ...) into StoreErrors; others pass through. */
+  translate(error: unknown): unknown;
+}

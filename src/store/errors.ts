@@ -1,0 +1,132 @@
+/**
+ * Errors the store raises on purpose. Each carries a stable `code` so the server can map
+ * it to an HTTP status and envelope error in one place; anything else escaping the store
+ * is a bug or an infrastructure failure.
+ */
+export abstract class StoreError extends Error {
+  abstract readonly code: string;
+  override get name(): string {
+    return this.constructor.name;
+  }
+}
+
+export type EntityKind =
+  | 'account'
+  | 'user'
+  | 'invitation'
+  | 'zone'
+  | 'certificate_pack'
+  | 'ruleset'
+  | 'ruleset_version'
+  | 'rule'
+  | 'logpush_job'
+  | 'uri_waf_override';
+
+/** The target of a write does not exist (reads answer null instead). */
+export class NotFoundError extends StoreError {
+  readonly code = 'not_found';
+  constructor(
+    readonly entity: EntityKind,
+    readonly id: string,
+  ) {
+    super(`${entity} ${id} not found`);
+  }
+}
+
+/** Input the store cannot record as given (bad paging, duplicate rule ids, ...). */
+export class InvalidInputError extends StoreError {
+  readonly code = 'invalid_input';
+}
+
+/** A zone (or account) already has its entry point ruleset for this phase. */
+export class EntryPointExistsError extends StoreError {
+  readonly code = 'entry_point_exists';
+  constructor(
+    readonly owner_id: string,
+    readonly phase: string,
+  ) {
+    super(`an entry point ruleset for phase ${phase} already exists in ${owner_id}`);
+  }
+}
+
+/** Platform-managed rulesets are visible from every account but writable from none. */
+export class ReadOnlyRulesetError extends StoreError {
+  readonly code = 'read_only_ruleset';
+  constructor(readonly ruleset_id: string) {
+    super(`ruleset ${ruleset_id} is managed by the platform and cannot be changed`);
+  }
+}
+
+/** The caller asked to write on top of a ruleset version that is no longer current. */
+export class VersionMismatchError extends StoreError {
+  readonly code = 'version_mismatch';
+  constructor(
+    readonly ruleset_id: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(`ruleset ${ruleset_id} is at version ${actual}, not ${expected}`);
+  }
+}
+
+/** An invitation that was already answered (or expired) cannot be answered again. */
+export class InvitationAlreadyAnsweredError extends StoreError {
+  readonly code = 'invitation_already_answered';
+  constructor(
+    readonly invitation_id: string,
+    readonly status: string,
+  ) {
+    super(`invitation ${invitation_id} is already ${status}`);
+  }
+}
+
+/** A WAF migration step was attempted from a state the zone is no longer in. */
+export class MigrationStateConflictError extends StoreError {
+  readonly code = 'migration_state_conflict';
+  constructor(
+    readonly zone_id: string,
+    readonly expected: readonly string[],
+    readonly actual: string,
+  ) {
+    super(`zone ${zone_id} is in WAF migration state ${actual}, expected ${expected.join(' or ')}`);
+  }
+}
+
+/**
+ * Another writer changed the same data between this transaction's read and its write.
+ * The store retries such transactions itself; this escapes only after the retries ran out.
+ */
+export class ConcurrentWriteError extends StoreError {
+  readonly code = 'concurrent_write';
+}
+
+/** The database stayed locked by another process for longer than the busy timeout. */
+export class StoreBusyError extends StoreError {
+  readonly code = 'store_busy';
+}
+
+/** The database was written by a newer version of this code; opening it could corrupt it. */
+export class SchemaTooNewError extends StoreError {
+  readonly code = 'schema_too_new';
+  constructor(
+    readonly location: string,
+    readonly unknown_migrations: readonly string[],
+  ) {
+    super(
+      `database ${location} has schema migrations this version does not know ` +
+        `(${unknown_migrations.join(', ')}); it was written by a newer version. ` +
+        'Upgrade the toolkit or point it at another database.',
+    );
+  }
+}
+
+/** The seed file is missing, is not JSON, or holds an entry that breaks the fixture rules. */
+export class SeedFileError extends StoreError {
+  readonly code = 'seed_file_invalid';
+  constructor(
+    readonly file: string,
+    readonly problems: readonly string[],
+  ) {
+    super(`seed file ${file} is invalid:\n  ${problems.join('\n  ')}`);
+  }
+}

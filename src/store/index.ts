@@ -1,0 +1,38 @@
+/**
+ * The persistence layer of the management API: an async Store of typed repositories over
+ * one query layer (Kysely), with an embedded SQLite implementation. Everything the rest of
+ * the project may use is exported here.
+ */
+export type {
+  AccountOrder,
+  AccountRepository,
+  CertificatePackListOptions,
+  CertificatePackOrder,
+  CertificatePackRepository,
+  InvitationRepository,
+  LogpushJobRepository,
+  MigrationTransition,
+  Repositories,
+  RulesetOrder,
+  RulesetRepository,
+  RulesetWriteOptions,
+  Store,
+  UserRepository,
+  WafRepository,
+  ZoneOrder,
+  ZoneRepository,
+} from './store';
+export * from './types';
+export {
+  DEFAULT_PER_PAGE,
+  MAX_PER_PAGE,
+  type Page,
+  type PageRequest,
+  type ResultInfo,
+  type SortDirection,
+} from './paging';
+export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock, type Clock } from './clock';
+export { isId, newId } from './ids';
+export * from './errors';
+export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
+export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';

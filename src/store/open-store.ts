@@ -1,0 +1,93 @@
+import { fileURLToPath } from 'node:url';
+import { sql, type Kysely } from 'kysely';
+import { systemClock, type Clock } from './clock';
+import type { DialectTraits } from './dialect';
+import { accountRepository } from './repositories/accounts';
+import { certificatePackRepository } from './repositories/certificate-packs';
+import { invitationRepository } from './repositories/invitations';
+import { logpushJobRepository } from './repositories/logpush-jobs';
+import { rulesetRepository } from './repositories/rulesets';
+import { userRepository } from './repositories/users';
+import { wafRepository } from './repositories/waf';
+import { zoneRepository } from './repositories/zones';
+import { migrateToLatest } from './schema/migrations';
+import type { Database } from './schema/tables';
+import { insertSeed, isEmpty } from './seed/insert';
+import { loadSeedFile } from './seed/load';
+import {
+  createEnvironment,
+  runInTransaction,
+  standaloneExecutor,
+  transactionExecutor,
+  type Executor,
+} from './session';
+import type { Repositories, Store } from './store';
+
+/** The fixtures that ship with the project. */
+export const DEFAULT_SEED_FILE = fileURLToPath(new URL('../../fixtures/seed.json', import.meta.url));
+
+export interface StoreOptions {
+  clock?: Clock;
+  /**
+   * Fixtures loaded when the database is empty: a file path, or `false` to start empty.
+   * Defaults to the project's fixtures. A database holding data is never seeded again.
+   */
+  seed?: string | false;
+}
+
+/**
+ * Builds the store over any Kysely database: migrates it, seeds it when empty, and hands
+ * out repositories. Engine specifics stay in `dialect` (and in the Kysely dialect).
+ */
+export async function openKyselyStore(
+  db: Kysely<Database>,
+  dialect: DialectTraits,
+  options: StoreOptions = {},
+): Promise<Store> {
+  const env = createEnvironment(db, options.clock ?? systemClock, dialect);
+  try {
+    await migrateToLatest(db as Kysely<unknown>, dialect.location);
+    const seedFile = options.seed ?? DEFAULT_SEED_FILE;
+    if (seedFile !== false && (await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)))) {
+      const seed = await loadSeedFile(seedFile);
+      // Another process may have seeded meanwhile: insert only if still empty under the write lock.
+      await runInTransaction(env, async (ctx) => {
+        if (await isEmpty(ctx.db)) {
+          await insertSeed(ctx, seed);
+        }
+      });
+    }
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+
+  let closed = false;
+  return {
+    ...repositories(standaloneExecutor(env)),
+    clock: env.clock,
+    transaction: (work) => runInTransaction(env, (ctx) => work(repositories(transactionExecutor(ctx)))),
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: async () => {
+      if (!closed) {
+        closed = true;
+        await db.destroy();
+      }
+    },
+  };
+}
+
+function repositories(executor: Executor): Repositories {
+  return {
+    accounts: accountRepository(executor),
+    users: userRepository(executor),
+    invitations: invitationRepository(executor),
+    zones: zoneRepository(executor),
+    waf: wafRepository(executor),
+    certificatePacks: certificatePackRepository(executor),
+    rulesets: rulesetRepository(executor),
+    logpushJobs: logpushJobRepository(executor),
+  };
+}

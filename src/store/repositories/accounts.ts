@@ -1,0 +1,47 @@
+import type { Selectable } from 'kysely';
+import { fromJson, toCount } from '../codecs';
+import { resolvePage, toPage } from '../paging';
+import type { AccountsTable } from '../schema/tables';
+import type { Executor } from '../session';
+import type { AccountRepository } from '../store';
+import type { Account } from '../types';
+
+const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
+
+export function accountRepository(executor: Executor): AccountRepository {
+  return {
+    get: (id) =>
+      executor.read(async ({ db }) => {
+        const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+        return row === undefined ? null : toAccount(row);
+      }),
+
+    list: (request) =>
+      executor.read(async ({ db }) => {
+        const window = resolvePage(request, ACCOUNT_ORDERS);
+        const { total } = await db
+          .selectFrom('accounts')
+          .select((eb) => eb.fn.countAll<string | number>().as('total'))
+          .executeTakeFirstOrThrow();
+        const rows = await db
+          .selectFrom('accounts')
+          .selectAll()
+          .orderBy(window.order, window.direction)
+          .orderBy('id', window.direction)
+          .limit(window.per_page)
+          .offset(window.offset)
+          .execute();
+        return toPage(rows.map(toAccount), toCount(total), window);
+      }),
+  };
+}
+
+function toAccount(row: Selectable<AccountsTable>): Account {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type,
+    settings: fromJson(row.settings),
+    created_on: row.created_on,
+  };
+}

@@ -1,0 +1,428 @@
+import type { Insertable, Selectable } from 'kysely';
+import { canonicalJson, fromFlag, fromJson, inBatches, toCount, toFlag, toJson } from '../codecs';
+import {
+  ConcurrentWriteError,
+  EntryPointExistsError,
+  InvalidInputError,
+  NotFoundError,
+  ReadOnlyRulesetError,
+  VersionMismatchError,
+} from '../errors';
+import { newId } from '../ids';
+import { resolvePage, toPage, type PageRequest } from '../paging';
+import type { RulesTable, RulesetsTable } from '../schema/tables';
+import type { Executor, ReadContext, WriteContext } from '../session';
+import type { RulesetRepository, RulesetWriteOptions } from '../store';
+import type {
+  Rule,
+  RuleFields,
+  RuleInput,
+  RulePatch,
+  Ruleset,
+  RulesetInput,
+  RulesetScope,
+  RulesetSummary,
+  RulesetUpdate,
+} from '../types';
+
+type RulesetRow = Selectable<RulesetsTable>;
+type RuleRow = Selectable<RulesTable>;
+type Queryable = ReadContext['db'];
+
+const RULESET_ORDERS = ['name', 'last_updated', 'version', 'kind', 'phase', 'id'] as const;
+const VERSION_PATTERN = /^[1-9][0-9]*$/;
+/** Name given to an entry point created by a PUT that names none. */
+const DEFAULT_ENTRY_POINT_NAME = 'default';
+
+/** Kind of the per-phase entry point ruleset at each level. */
+export function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
+  return 'zone_id' in scope ? 'zone' : 'root';
+}
+
+export function rulesetRepository(executor: Executor): RulesetRepository {
+  return {
+    list: (scope, page) => executor.read((ctx) => listRulesets(ctx.db, scope, page)),
+
+    get: (scope, id) =>
+      executor.read(async (ctx) => {
+        const row = await visibleRow(ctx.db, scope, id);
+        if (row === undefined) {
+          return null;
+        }
+        ctx.noteRulesetVersion(row.id, row.version);
+        return loadRuleset(ctx.db, row);
+      }),
+
+    getVersion: (scope, id, version) =>
+      executor.read(async (ctx) => {
+        if (!VERSION_PATTERN.test(version) || !Number.isSafeInteger(Number(version))) {
+          return null;
+        }
+        const row = await visibleRow(ctx.db, scope, id);
+        if (row === undefined) {
+          return null;
+        }
+        const snapshot = await ctx.db
+          .selectFrom('ruleset_versions')
+          .select('snapshot')
+          .where('ruleset_id', '=', id)
+          .where('version', '=', Number(version))
+          .executeTakeFirst();
+        return snapshot === undefined ? null : fromJson<Ruleset>(snapshot.snapshot);
+      }),
+
+    getEntryPoint: (scope, phase) =>
+      executor.read(async (ctx) => {
+        const row = await entryPointRow(ctx.db, scope, phase);
+        if (row === undefined) {
+          return null;
+        }
+        ctx.noteRulesetVersion(row.id, row.version);
+        return loadRuleset(ctx.db, row);
+      }),
+
+    create: (scope, input) => executor.write((ctx) => createRuleset(ctx, scope, input)),
+
+    update: (scope, id, update, options) =>
+      executor.write(async (ctx) => {
+        const row = await writableRow(ctx, scope, id);
+        return updateRuleset(ctx, row, update, options);
+      }),
+
+    putEntryPoint: (scope, phase, update, options) =>
+      executor.write(async (ctx) => {
+        const row = await entryPointRow(ctx.db, scope, phase);
+        if (row !== undefined) {
+          return { ruleset: await updateRuleset(ctx, row, update, options), created: false };
+        }
+        if (options?.expected_version !== undefined) {
+          throw new NotFoundError('ruleset', `entry point of phase ${phase}`);
+        }
+        const ruleset = await createRuleset(ctx, scope, {
+          name: update.name ?? DEFAULT_ENTRY_POINT_NAME,
+          description: update.description ?? '',
+          kind: entryPointKind(scope),
+          phase,
+          rules: update.rules,
+        });
+        return { ruleset, created: true };
+      }),
+
+    updateRule: (scope, rulesetId, ruleId, patch, options) =>
+      executor.write(async (ctx) => {
+        const row = await writableRow(ctx, scope, rulesetId);
+        const ruleRow = await ctx.db
+          .selectFrom('rules')
+          .selectAll()
+          .where('ruleset_id', '=', rulesetId)
+          .where('id', '=', ruleId)
+          .executeTakeFirst();
+        if (ruleRow === undefined) {
+          throw new NotFoundError('rule', ruleId);
+        }
+        await claim(ctx, row, options);
+        const before = fieldsOf(ruleRow);
+        const after = applyPatch(before, patch);
+        if (!sameFields(before, after)) {
+          await ctx.db
+            .updateTable('rules')
+            .set({ ...fieldColumns(after), version: ruleRow.version + 1, last_updated: ctx.now })
+            .where('ruleset_id', '=', rulesetId)
+            .where('id', '=', ruleId)
+            .execute();
+        }
+        return loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId));
+      }),
+  };
+}
+
+async function listRulesets(db: Queryable, scope: RulesetScope, request: PageRequest<string> | undefined) {
+  const window = resolvePage(request, RULESET_ORDERS);
+  const visible = db.selectFrom('rulesets').where((eb) =>
+    'zone_id' in scope
+      ? eb('zone_id', '=', scope.zone_id)
+      : eb.or([eb('account_id', '=', scope.account_id), eb.and([eb('account_id', 'is', null), eb('zone_id', 'is', null)])]),
+  );
+  const { total } = await visible.select((eb) => eb.fn.countAll<string | number>().as('total')).executeTakeFirstOrThrow();
+  const rows = await visible
+    .selectAll()
+    .orderBy(window.order, window.direction)
+    .orderBy('id', window.direction)
+    .limit(window.per_page)
+    .offset(window.offset)
+    .execute();
+  return toPage(rows.map(toSummary), toCount(total), window);
+}
+
+/** A ruleset the scope may read: its own, or (from an account) a platform-managed one. */
+async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promise<RulesetRow | undefined> {
+  const row = await db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+  if (row === undefined) {
+    return undefined;
+  }
+  if ('zone_id' in scope) {
+    return row.zone_id === scope.zone_id ? row : undefined;
+  }
+  return row.account_id === scope.account_id || isPlatformOwned(row) ? row : undefined;
+}
+
+async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
+  const row = await visibleRow(ctx.db, scope, id);
+  if (row === undefined) {
+    throw new NotFoundError('ruleset', id);
+  }
+  if (isPlatformOwned(row)) {
+    throw new ReadOnlyRulesetError(id);
+  }
+  return row;
+}
+
+function isPlatformOwned(row: RulesetRow): boolean {
+  return row.account_id === null && row.zone_id === null;
+}
+
+async function entryPointRow(db: Queryable, scope: RulesetScope, phase: string): Promise<RulesetRow | undefined> {
+  return db
+    .selectFrom('rulesets')
+    .selectAll()
+    .where('kind', '=', entryPointKind(scope))
+    .where('phase', '=', phase)
+    .where((eb) =>
+      'zone_id' in scope ? eb('zone_id', '=', scope.zone_id) : eb('account_id', '=', scope.account_id),
+    )
+    .executeTakeFirst();
+}
+
+async function currentRow(db: Queryable, id: string): Promise<RulesetRow> {
+  return db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+}
+
+async function createRuleset(ctx: WriteContext, scope: RulesetScope, input: RulesetInput): Promise<Ruleset> {
+  await requireOwner(ctx.db, scope);
+  const isEntryPoint = input.kind === entryPointKind(scope);
+  if (isEntryPoint && (await entryPointRow(ctx.db, scope, input.phase)) !== undefined) {
+    throw new EntryPointExistsError('zone_id' in scope ? scope.zone_id : scope.account_id, input.phase);
+  }
+  const id = newId();
+  try {
+    await ctx.db
+      .insertInto('rulesets')
+      .values({
+        id,
+        account_id: 'account_id' in scope ? scope.account_id : null,
+        zone_id: 'zone_id' in scope ? scope.zone_id : null,
+        name: input.name,
+        description: input.description ?? '',
+        kind: input.kind,
+        phase: input.phase,
+        source: null,
+        version: 1,
+        last_updated: ctx.now,
+      })
+      .execute();
+  } catch (error) {
+    // Another process created the same entry point after our check; running again reports it.
+    if (isEntryPoint && ctx.dialect.isUniqueViolation(error)) {
+      throw new ConcurrentWriteError(`entry point for phase ${input.phase} created concurrently`, { cause: error });
+    }
+    throw error;
+  }
+  ctx.claimCreatedRuleset(id);
+  snapshotAtCommit(ctx, id);
+  await writeRules(ctx, id, input.rules ?? [], new Map());
+  return loadRuleset(ctx.db, await currentRow(ctx.db, id));
+}
+
+async function requireOwner(db: Queryable, scope: RulesetScope): Promise<void> {
+  const found =
+    'zone_id' in scope
+      ? await db.selectFrom('zones').select('id').where('id', '=', scope.zone_id).executeTakeFirst()
+      : await db.selectFrom('accounts').select('id').where('id', '=', scope.account_id).executeTakeFirst();
+  if (found === undefined) {
+    throw 'zone_id' in scope ? new NotFoundError('zone', scope.zone_id) : new NotFoundError('account', scope.account_id);
+  }
+}
+
+async function updateRuleset(
+  ctx: WriteContext,
+  row: RulesetRow,
+  update: RulesetUpdate,
+  options: RulesetWriteOptions | undefined,
+): Promise<Ruleset> {
+  await claim(ctx, row, options);
+  if (update.name !== undefined || update.description !== undefined) {
+    await ctx.db
+      .updateTable('rulesets')
+      .set({ name: update.name ?? row.name, description: update.description ?? row.description })
+      .where('id', '=', row.id)
+      .execute();
+  }
+  const existing = await ctx.db.selectFrom('rules').selectAll().where('ruleset_id', '=', row.id).execute();
+  await ctx.db.deleteFrom('rules').where('ruleset_id', '=', row.id).execute();
+  await writeRules(ctx, row.id, update.rules, new Map(existing.map((rule) => [rule.id, rule])));
+  return loadRuleset(ctx.db, await currentRow(ctx.db, row.id));
+}
+
+/** Checks the caller's expected version, then moves the ruleset to its next version once. */
+async function claim(ctx: WriteContext, row: RulesetRow, options: RulesetWriteOptions | undefined): Promise<void> {
+  const expected = options?.expected_version;
+  if (expected !== undefined && expected !== String(row.version)) {
+    throw new VersionMismatchError(row.id, expected, String(row.version));
+  }
+  if (await ctx.claimRuleset(row.id, row.version)) {
+    snapshotAtCommit(ctx, row.id);
+  }
+}
+
+/** Keeps every version: the ruleset as it stands when the transaction commits. */
+function snapshotAtCommit(ctx: WriteContext, id: string): void {
+  ctx.beforeCommit(async () => {
+    const ruleset = await loadRuleset(ctx.db, await currentRow(ctx.db, id));
+    await ctx.db
+      .insertInto('ruleset_versions')
+      .values({ ruleset_id: id, version: Number(ruleset.version), last_updated: ruleset.last_updated, snapshot: toJson(ruleset) })
+      .execute();
+  });
+}
+
+/**
+ * Stores `inputs` as the ruleset's rules, in order. An input naming a rule in `previous`
+ * keeps that rule's id, and its version and timestamp when nothing changed.
+ */
+async function writeRules(
+  ctx: WriteContext,
+  rulesetId: string,
+  inputs: readonly RuleInput[],
+  previous: ReadonlyMap<string, RuleRow>,
+): Promise<void> {
+  const taken = new Set<string>();
+  const rows: Insertable<RulesTable>[] = inputs.map((input, position) => {
+    const kept = input.id !== undefined ? previous.get(input.id) : undefined;
+    if (kept !== undefined && taken.has(kept.id)) {
+      throw new InvalidInputError(`rule id ${kept.id} appears more than once in rules`);
+    }
+    const id = kept?.id ?? newId();
+    taken.add(id);
+    const fields = fieldsFromInput(input, id);
+    const unchanged = kept !== undefined && sameFields(fieldsOf(kept), fields);
+    return {
+      ruleset_id: rulesetId,
+      id,
+      position,
+      version: kept === undefined ? 1 : unchanged ? kept.version : kept.version + 1,
+      last_updated: unchanged ? kept.last_updated : ctx.now,
+      ...fieldColumns(fields),
+    };
+  });
+  for (const batch of inBatches(rows)) {
+    await ctx.db.insertInto('rules').values(batch).execute();
+  }
+}
+
+export async function loadRuleset(db: Queryable, row: RulesetRow): Promise<Ruleset> {
+  const rules = await db
+    .selectFrom('rules')
+    .selectAll()
+    .where('ruleset_id', '=', row.id)
+    .orderBy('position')
+    .execute();
+  return { ...toSummary(row), rules: rules.map(toRule) };
+}
+
+export function toSummary(row: RulesetRow): RulesetSummary {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    ...(row.source === null ? {} : { source: row.source }),
+    kind: row.kind,
+    version: String(row.version),
+    last_updated: row.last_updated,
+    phase: row.phase,
+  };
+}
+
+export function toRule(row: RuleRow): Rule {
+  const fields = fieldsOf(row);
+  return { id: row.id, version: String(row.version), last_updated: row.last_updated, ...fields };
+}
+
+/** The writer-chosen fields of a stored rule, optional ones only when set. */
+function fieldsOf(row: RuleRow): RuleFields {
+  return normalizeFields({
+    action: row.action,
+    action_parameters: row.action_parameters === null ? undefined : fromJson(row.action_parameters),
+    expression: row.expression,
+    description: row.description,
+    ref: row.ref,
+    enabled: fromFlag(row.enabled),
+    categories: row.categories === null ? undefined : fromJson<string[]>(row.categories),
+    score: row.score ?? undefined,
+    score_threshold: row.score_threshold ?? undefined,
+    logging: row.logging === null ? undefined : fromJson<{ enabled: boolean }>(row.logging),
+  });
+}
+
+function fieldsFromInput(input: RuleInput, id: string): RuleFields {
+  return normalizeFields({
+    action: input.action,
+    action_parameters: input.action_parameters,
+    expression: input.expression,
+    description: input.description ?? '',
+    ref: input.ref === undefined || input.ref === '' ? id : input.ref,
+    enabled: input.enabled ?? true,
+    categories: input.categories,
+    score: input.score,
+    score_threshold: input.score_threshold,
+    logging: input.logging,
+  });
+}
+
+function applyPatch(fields: RuleFields, patch: RulePatch): RuleFields {
+  const merged: Record<string, unknown> = { ...fields };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) {
+      delete merged[key];
+    } else if (value !== undefined) {
+      merged[key] = value;
+    }
+  }
+  return normalizeFields(merged as unknown as RuleFields);
+}
+
+/** The API's key order, without undefined members. */
+function normalizeFields(fields: RuleFields): RuleFields {
+  const normalized: RuleFields = {
+    action: fields.action,
+    expression: fields.expression,
+    description: fields.description,
+    ref: fields.ref,
+    enabled: fields.enabled,
+  };
+  if (fields.action_parameters !== undefined) normalized.action_parameters = fields.action_parameters;
+  if (fields.categories !== undefined) normalized.categories = fields.categories;
+  if (fields.score !== undefined) normalized.score = fields.score;
+  if (fields.score_threshold !== undefined) normalized.score_threshold = fields.score_threshold;
+  if (fields.logging !== undefined) normalized.logging = fields.logging;
+  return normalized;
+}
+
+function sameFields(a: RuleFields, b: RuleFields): boolean {
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+function fieldColumns(fields: RuleFields): Omit<Insertable<RulesTable>, 'ruleset_id' | 'id' | 'position' | 'version' | 'last_updated'> {
+  return {
+    action: fields.action,
+    action_parameters: fields.action_parameters === undefined ? null : toJson(fields.action_parameters),
+    expression: fields.expression,
+    description: fields.description,
+    ref: fields.ref,
+    enabled: toFlag(fields.enabled),
+    categories: fields.categories === undefined ? null : toJson(fields.categories),
+    score: fields.score ?? null,
+    score_threshold: fields.score_threshold ?? null,
+    logging: fields.logging === undefined ? null : toJson(fields.logging),
+  };
+}
+

@@ -1,0 +1,176 @@
+import { fromFlag, fromJson, fromJsonOrNull, toFlag } from '../codecs';
+import { InvalidInputError, MigrationStateConflictError, NotFoundError } from '../errors';
+import type { Executor, ReadContext } from '../session';
+import type { WafRepository } from '../store';
+import {
+  MIGRATION_STATES,
+  type LegacyWafConfig,
+  type LegacyWafOverride,
+  type LegacyWafPackage,
+  type MigrationState,
+  type PageRule,
+  type ZoneWafState,
+} from '../types';
+
+export function wafRepository(executor: Executor): WafRepository {
+  return {
+    getState: (zoneId) => executor.read(({ db }) => findState(db, zoneId)),
+
+    transition: (zoneId, step) =>
+      executor.write(async (ctx) => {
+        if (!MIGRATION_STATES.includes(step.to) || step.from.some((state) => !MIGRATION_STATES.includes(state))) {
+          throw new InvalidInputError(`migration states are ${MIGRATION_STATES.join(', ')}`);
+        }
+        const current = await findState(ctx.db, zoneId);
+        if (current === null) {
+          throw new NotFoundError('zone', zoneId);
+        }
+        if (!step.from.includes(current.migration_state)) {
+          throw new MigrationStateConflictError(zoneId, step.from, current.migration_state);
+        }
+        // The state read above is the compare-and-set basis: a racing migration loses here.
+        const result = await ctx.db
+          .updateTable('zone_waf')
+          .set({
+            migration_state: step.to,
+            old_managed_rules_enabled: toFlag(step.old_managed_rules_enabled),
+            new_managed_rules_enabled: toFlag(step.new_managed_rules_enabled),
+            modified_on: ctx.now,
+          })
+          .where('zone_id', '=', zoneId)
+          .where('migration_state', '=', current.migration_state)
+          .executeTakeFirst();
+        if (result.numUpdatedRows !== 1n) {
+          const now = await findState(ctx.db, zoneId);
+          throw new MigrationStateConflictError(zoneId, step.from, now?.migration_state ?? 'unknown');
+        }
+        return {
+          zone_id: zoneId,
+          migration_state: step.to,
+          old_managed_rules_enabled: step.old_managed_rules_enabled,
+          new_managed_rules_enabled: step.new_managed_rules_enabled,
+          modified_on: ctx.now,
+        };
+      }),
+
+    getLegacyConfig: (zoneId) =>
+      executor.read(async ({ db }) => {
+        const zone = await db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
+        return zone === undefined ? null : loadLegacyConfig(db, zoneId);
+      }),
+
+    deleteUriOverride: (zoneId, overrideId) =>
+      executor.write(async (ctx) => {
+        const result = await ctx.db
+          .deleteFrom('uri_waf_overrides')
+          .where('zone_id', '=', zoneId)
+          .where('id', '=', overrideId)
+          .executeTakeFirst();
+        if (result.numDeletedRows !== 1n) {
+          throw new NotFoundError('uri_waf_override', overrideId);
+        }
+      }),
+  };
+}
+
+async function findState(db: ReadContext['db'], zoneId: string): Promise<ZoneWafState | null> {
+  const row = await db.selectFrom('zone_waf').selectAll().where('zone_id', '=', zoneId).executeTakeFirst();
+  if (row === undefined) {
+    return null;
+  }
+  return {
+    zone_id: row.zone_id,
+    migration_state: row.migration_state as MigrationState,
+    old_managed_rules_enabled: fromFlag(row.old_managed_rules_enabled),
+    new_managed_rules_enabled: fromFlag(row.new_managed_rules_enabled),
+    modified_on: row.modified_on,
+  };
+}
+
+async function loadLegacyConfig(db: ReadContext['db'], zoneId: string): Promise<LegacyWafConfig> {
+  const packages = await db
+    .selectFrom('legacy_waf_packages')
+    .selectAll()
+    .where('zone_id', '=', zoneId)
+    .orderBy('position')
+    .execute();
+  const overrides = await db
+    .selectFrom('legacy_waf_overrides')
+    .selectAll()
+    .where('zone_id', '=', zoneId)
+    .orderBy('package_id')
+    .orderBy('level')
+    .orderBy('target_id')
+    .execute();
+  const uriOverrides = await db
+    .selectFrom('uri_waf_overrides')
+    .selectAll()
+    .where('zone_id', '=', zoneId)
+    .orderBy('priority')
+    .orderBy('id')
+    .execute();
+  const firewallRules = await db
+    .selectFrom('legacy_firewall_rules')
+    .selectAll()
+    .where('zone_id', '=', zoneId)
+    .orderBy('position')
+    .execute();
+  const pageRules = await db
+    .selectFrom('page_rules')
+    .selectAll()
+    .where('zone_id', '=', zoneId)
+    .orderBy('priority')
+    .orderBy('id')
+    .execute();
+  return {
+    packages: packages.map(
+      (row): LegacyWafPackage => ({
+        id: row.id,
+        name: row.name,
+        description: row.description,
+        detection_mode: row.detection_mode as LegacyWafPackage['detection_mode'],
+        sensitivity: row.sensitivity as LegacyWafPackage['sensitivity'],
+        action_mode: row.action_mode as LegacyWafPackage['action_mode'],
+      }),
+    ),
+    overrides: overrides.map(
+      (row): LegacyWafOverride => ({
+        package_id: row.package_id,
+        level: row.level as LegacyWafOverride['level'],
+        target_id: row.target_id,
+        description: row.description,
+        mode: row.mode,
+      }),
+    ),
+    uri_overrides: uriOverrides.map((row) => ({
+      id: row.id,
+      urls: fromJson<string[]>(row.urls),
+      paused: fromFlag(row.paused),
+      description: row.description,
+      priority: row.priority,
+      rules: fromJson<Record<string, string>>(row.rules),
+      groups: fromJson<Record<string, string>>(row.groups),
+      rewrite_action: fromJsonOrNull<Record<string, string>>(row.rewrite_action),
+    })),
+    firewall_rules: firewallRules.map((row) => ({
+      id: row.id,
+      expression: row.expression,
+      action: row.action,
+      products: fromJson<string[]>(row.products),
+      paused: fromFlag(row.paused),
+      description: row.description,
+      priority: row.priority,
+    })),
+    page_rules: pageRules.map(
+      (row): PageRule => ({
+        id: row.id,
+        targets: fromJson(row.targets),
+        actions: fromJson(row.actions),
+        priority: row.priority,
+        status: row.status as PageRule['status'],
+        created_on: row.created_on,
+        modified_on: row.modified_on,
+      }),
+    ),
+  };
+}

@@ -1,0 +1,72 @@
+import type { Selectable } from 'kysely';
+import { fromFlag, fromJson, fromJsonOrNull, toCount } from '../codecs';
+import { resolvePage, toPage } from '../paging';
+import type { ZonesTable } from '../schema/tables';
+import type { Executor, ReadContext } from '../session';
+import type { ZoneRepository } from '../store';
+import type { Zone } from '../types';
+
+const ZONE_ORDERS = ['name', 'created_on', 'status', 'id'] as const;
+
+type ZoneRow = Selectable<ZonesTable> & { account_name: string };
+
+export function zoneRepository(executor: Executor): ZoneRepository {
+  return {
+    get: (id) =>
+      executor.read(async ({ db }) => {
+        const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
+        return row === undefined ? null : toZone(row);
+      }),
+
+    list: (filter, request) =>
+      executor.read(async ({ db }) => {
+        const window = resolvePage(request, ZONE_ORDERS);
+        let zones = selectZones(db);
+        if (filter?.account_id !== undefined) {
+          zones = zones.where('zones.account_id', '=', filter.account_id);
+        }
+        const { total } = await zones
+          .clearSelect()
+          .select((eb) => eb.fn.countAll<string | number>().as('total'))
+          .executeTakeFirstOrThrow();
+        const rows = await zones
+          .orderBy(`zones.${window.order}`, window.direction)
+          .orderBy('zones.id', window.direction)
+          .limit(window.per_page)
+          .offset(window.offset)
+          .execute();
+        return toPage(rows.map(toZone), toCount(total), window);
+      }),
+  };
+}
+
+function selectZones(db: ReadContext['db']) {
+  return db
+    .selectFrom('zones')
+    .innerJoin('accounts', 'accounts.id', 'zones.account_id')
+    .selectAll('zones')
+    .select('accounts.name as account_name');
+}
+
+function toZone(row: ZoneRow): Zone {
+  return {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    paused: fromFlag(row.paused),
+    type: row.type,
+    development_mode: row.development_mode,
+    name_servers: fromJson(row.name_servers),
+    original_name_servers: fromJsonOrNull(row.original_name_servers),
+    original_registrar: row.original_registrar,
+    original_dnshost: row.original_dnshost,
+    created_on: row.created_on,
+    modified_on: row.modified_on,
+    activated_on: row.activated_on,
+    meta: fromJson(row.meta),
+    owner: fromJson(row.owner),
+    account: { id: row.account_id, name: row.account_name },
+    permissions: fromJson(row.permissions),
+    plan: fromJson(row.plan),
+  };
+}

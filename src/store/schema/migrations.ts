@@ -1,0 +1,45 @@
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
+import { SchemaTooNewError } from '../errors';
+import { initialSchema } from './0001-initial';
+
+/**
+ * Every schema change, in order. Names sort in application order; a database that has run
+ * a migration missing here was written by newer code and is refused.
+ */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_initial': initialSchema,
+};
+
+const MIGRATION_TABLE = 'store_migration';
+const MIGRATION_LOCK_TABLE = 'store_migration_lock';
+
+/** Brings the schema up to date, refusing a database whose schema is newer than this code. */
+export async function migrateToLatest(db: Kysely<unknown>, location: string): Promise<void> {
+  const unknown = (await executedMigrations(db)).filter((name) => !(name in MIGRATIONS));
+  if (unknown.length > 0) {
+    throw new SchemaTooNewError(location, unknown);
+  }
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error !== undefined) {
+    throw new Error(`migrating database ${location} failed`, { cause: error });
+  }
+}
+
+async function executedMigrations(db: Kysely<unknown>): Promise<string[]> {
+  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
+  if (!tables.some((table) => table.name === MIGRATION_TABLE)) {
+    return [];
+  }
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/** The names of all migrations this code knows, oldest first (tests use it to fake a newer schema). */
+export const KNOWN_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
+export const MIGRATION_TABLE_NAME = MIGRATION_TABLE;

@@ -1,0 +1,240 @@
+/**
+ * Row shapes of the tables. Only types both engines share are used: booleans are 0/1
+ * integers, JSON is TEXT holding JSON, timestamps are ISO strings (they sort as text).
+ */
+
+/** 0 or 1. */
+export type Flag = number;
+/** TEXT holding a JSON document. */
+export type JsonText = string;
+
+export interface AccountsTable {
+  id: string;
+  name: string;
+  type: string;
+  settings: JsonText;
+  created_on: string;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  username: string;
+  telephone: string | null;
+  country: string | null;
+  zipcode: string | null;
+  two_factor_authentication_enabled: Flag;
+  suspended: Flag;
+  created_on: string;
+  modified_on: string;
+}
+
+export interface InvitationsTable {
+  id: string;
+  invited_member_id: string | null;
+  invited_member_email: string;
+  organization_id: string;
+  organization_is_enforcing_twofactor: Flag;
+  roles: JsonText;
+  invited_by: string;
+  invited_on: string;
+  expires_on: string;
+  status: string;
+}
+
+export interface ZonesTable {
+  id: string;
+  account_id: string;
+  name: string;
+  status: string;
+  paused: Flag;
+  type: string;
+  development_mode: number;
+  name_servers: JsonText;
+  original_name_servers: JsonText | null;
+  original_registrar: string | null;
+  original_dnshost: string | null;
+  created_on: string;
+  modified_on: string;
+  activated_on: string | null;
+  meta: JsonText;
+  owner: JsonText;
+  permissions: JsonText;
+  plan: JsonText;
+}
+
+export interface ZoneWafTable {
+  zone_id: string;
+  migration_state: string;
+  old_managed_rules_enabled: Flag;
+  new_managed_rules_enabled: Flag;
+  modified_on: string;
+}
+
+export interface LegacyWafPackagesTable {
+  id: string;
+  zone_id: string;
+  position: number;
+  name: string;
+  description: string;
+  detection_mode: string;
+  sensitivity: string | null;
+  action_mode: string | null;
+}
+
+export interface LegacyWafOverridesTable {
+  zone_id: string;
+  package_id: string;
+  level: string;
+  target_id: string;
+  description: string;
+  mode: string;
+}
+
+export interface UriWafOverridesTable {
+  id: string;
+  zone_id: string;
+  urls: JsonText;
+  paused: Flag;
+  description: string;
+  priority: number;
+  rules: JsonText;
+  groups: JsonText;
+  rewrite_action: JsonText | null;
+}
+
+export interface LegacyFirewallRulesTable {
+  id: string;
+  zone_id: string;
+  position: number;
+  expression: string;
+  action: string;
+  products: JsonText;
+  paused: Flag;
+  description: string;
+  priority: number | null;
+}
+
+export interface PageRulesTable {
+  id: string;
+  zone_id: string;
+  targets: JsonText;
+  actions: JsonText;
+  priority: number;
+  status: string;
+  created_on: string;
+  modified_on: string;
+}
+
+export interface CertificatePacksTable {
+  id: string;
+  zone_id: string;
+  type: string;
+  hosts: JsonText;
+  primary_certificate: string | null;
+  status: string;
+  created_on: string;
+  validity_days: number;
+  validation_method: string;
+  certificate_authority: string;
+}
+
+export interface CertificatesTable {
+  id: string;
+  certificate_pack_id: string;
+  position: number;
+  hosts: JsonText;
+  issuer: string;
+  signature: string;
+  status: string;
+  bundle_method: string;
+  zone_id: string;
+  uploaded_on: string;
+  modified_on: string;
+  expires_on: string;
+  priority: number | null;
+}
+
+/** Owner: `zone_id`, or `account_id`, or neither for the platform's managed rulesets. */
+export interface RulesetsTable {
+  id: string;
+  account_id: string | null;
+  zone_id: string | null;
+  name: string;
+  description: string;
+  kind: string;
+  phase: string;
+  source: string | null;
+  version: number;
+  last_updated: string;
+}
+
+export interface RulesTable {
+  ruleset_id: string;
+  id: string;
+  position: number;
+  version: number;
+  action: string;
+  action_parameters: JsonText | null;
+  expression: string;
+  description: string;
+  ref: string;
+  enabled: Flag;
+  categories: JsonText | null;
+  score: number | null;
+  score_threshold: number | null;
+  logging: JsonText | null;
+  last_updated: string;
+}
+
+/** One row per version a ruleset ever had: the whole ruleset with its rules, as JSON. */
+export interface RulesetVersionsTable {
+  ruleset_id: string;
+  version: number;
+  last_updated: string;
+  snapshot: JsonText;
+}
+
+export interface LogpushJobsTable {
+  id: number;
+  zone_id: string;
+  name: string | null;
+  dataset: string;
+  destination_conf: string;
+  logpull_options: string | null;
+  enabled: Flag;
+  frequency: string;
+  kind: string;
+  last_complete: string | null;
+  last_error: string | null;
+  error_message: string | null;
+  created_on: string;
+}
+
+/** Named sequences kept in the database, so several processes never hand out one number twice. */
+export interface CountersTable {
+  name: string;
+  value: number;
+}
+
+export interface Database {
+  accounts: AccountsTable;
+  users: UsersTable;
+  invitations: InvitationsTable;
+  zones: ZonesTable;
+  zone_waf: ZoneWafTable;
+  legacy_waf_packages: LegacyWafPackagesTable;
+  legacy_waf_overrides: LegacyWafOverridesTable;
+  uri_waf_overrides: UriWafOverridesTable;
+  legacy_firewall_rules: LegacyFirewallRulesTable;
+  page_rules: PageRulesTable;
+  certificate_packs: CertificatePacksTable;
+  certificates: CertificatesTable;
+  rulesets: RulesetsTable;
+  rules: RulesTable;
+  ruleset_versions: RulesetVersionsTable;
+  logpush_jobs: LogpushJobsTable;
+  counters: CountersTable;
+}

@@ -1,0 +1,175 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Kysely, Transaction } from 'kysely';
+import { formatTimestamp, type Clock } from './clock';
+import type { DialectTraits } from './dialect';
+import { ConcurrentWriteError } from './errors';
+import type { Database } from './schema/tables';
+
+/** Enough to recover from a burst of writers on one ruleset without hiding a livelock. */
+const MAX_ATTEMPTS = 8;
+const BASE_BACKOFF_MS = 2;
+
+export interface Environment {
+  readonly db: Kysely<Database>;
+  readonly clock: Clock;
+  readonly dialect: DialectTraits;
+  /** Marks the async work running inside one of this store's transactions. */
+  readonly inTransaction: AsyncLocalStorage<true>;
+}
+
+export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: DialectTraits): Environment {
+  return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>() };
+}
+
+/** What a read sees: a database handle, and a way to remember which ruleset versions it read. */
+export interface ReadContext {
+  readonly db: Kysely<Database>;
+  noteRulesetVersion(id: string, version: number): void;
+}
+
+/**
+ * The state of one write transaction: its single timestamp, the ruleset versions it read
+ * (the basis of its compare-and-set) and the rulesets it already moved to a new version.
+ */
+export class WriteContext implements ReadContext {
+  readonly now: string;
+  readonly #seen = new Map<string, number>();
+  readonly #claimed = new Map<string, number>();
+  readonly #beforeCommit: (() => Promise<void>)[] = [];
+
+  constructor(
+    readonly db: Transaction<Database>,
+    readonly dialect: DialectTraits,
+    clock: Clock,
+  ) {
+    this.now = formatTimestamp(clock.nowMicros());
+  }
+
+  noteRulesetVersion(id: string, version: number): void {
+    if (!this.#seen.has(id)) {
+      this.#seen.set(id, version);
+    }
+  }
+
+  /**
+   * Moves a ruleset to its next version, once per transaction however many writes touch it.
+   * `current` is the version just read inside this transaction. If the transaction read the
+   * ruleset earlier at another version, or another writer bumps it first, the transaction
+   * is stale and is run again.
+   * Returns true the first time, so the caller can register work for commit time.
+   */
+  async claimRuleset(id: string, current: number): Promise<boolean> {
+    if (this.#claimed.has(id)) {
+      return false;
+    }
+    const basis = this.#seen.get(id) ?? current;
+    if (basis !== current) {
+      throw new ConcurrentWriteError(`ruleset ${id} changed from version ${basis} to ${current} during the write`);
+    }
+    const result = await this.db
+      .updateTable('rulesets')
+      .set({ version: current + 1, last_updated: this.now })
+      .where('id', '=', id)
+      .where('version', '=', current)
+      .executeTakeFirst();
+    if (result.numUpdatedRows !== 1n) {
+      throw new ConcurrentWriteError(`ruleset ${id} moved past version ${current} during the write`);
+    }
+    this.#claimed.set(id, current + 1);
+    this.#seen.set(id, current + 1);
+    return true;
+  }
+
+  /** A ruleset this transaction created is at its first version: later writes must not bump it. */
+  claimCreatedRuleset(id: string): void {
+    this.#claimed.set(id, 1);
+    this.#seen.set(id, 1);
+  }
+
+  /** Work that must see the transaction's final state, such as version snapshots. */
+  beforeCommit(work: () => Promise<void>): void {
+    this.#beforeCommit.push(work);
+  }
+
+  async finish(): Promise<void> {
+    for (const work of this.#beforeCommit) {
+      await work();
+    }
+  }
+}
+
+/** How repositories reach the database: inside a caller's transaction or on their own. */
+export interface Executor {
+  read<T>(work: (ctx: ReadContext) => Promise<T>): Promise<T>;
+  write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
+}
+
+/**
+ * Runs `work` in a fresh write transaction, running it again when a concurrent writer
+ * made it stale. Engine errors with a store meaning come out as StoreErrors.
+ */
+export async function runInTransaction<T>(env: Environment, work: (ctx: WriteContext) => Promise<T>): Promise<T> {
+  refuseNesting(env);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await env.inTransaction.run(true, () =>
+        env.db.transaction().execute(async (trx) => {
+          const ctx = new WriteContext(trx, env.dialect, env.clock);
+          const result = await work(ctx);
+          await ctx.finish();
+          return result;
+        }),
+      );
+    } catch (error) {
+      const retryable = error instanceof ConcurrentWriteError || env.dialect.isRetryable(error);
+      if (!retryable) {
+        throw env.dialect.translate(error);
+      }
+      if (attempt >= MAX_ATTEMPTS) {
+        throw new ConcurrentWriteError(`gave up after ${attempt} attempts: concurrent writers kept winning`, {
+          cause: error,
+        });
+      }
+      await sleep(BASE_BACKOFF_MS * 2 ** attempt * Math.random());
+    }
+  }
+}
+
+/** Reads and writes that each run in a transaction of their own. */
+export function standaloneExecutor(env: Environment): Executor {
+  return {
+    read: async (work) => {
+      refuseNesting(env);
+      try {
+        return await env.inTransaction.run(true, () =>
+          env.db
+            .transaction()
+            .setAccessMode('read only')
+            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined })),
+        );
+      } catch (error) {
+        throw env.dialect.translate(error);
+      }
+    },
+    write: (work) => runInTransaction(env, work),
+  };
+}
+
+/** Reads and writes that join the caller's transaction. */
+export function transactionExecutor(ctx: WriteContext): Executor {
+  return {
+    read: (work) => work(ctx),
+    write: (work) => work(ctx),
+  };
+}
+
+/**
+ * Using the store itself inside `store.transaction` would wait forever on the connection
+ * the transaction holds (SQLite has one); fail loudly instead.
+ */
+function refuseNesting(env: Environment): void {
+  if (env.inTransaction.getStore() === true) {
+    throw new Error('store used inside its own transaction: use the tx repositories handed to the callback');
+  }
+}

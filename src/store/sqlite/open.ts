@@ -1,0 +1,128 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import {
+  CompiledQuery,
+  Kysely,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+  type TransactionSettings,
+} from 'kysely';
+import type { DialectTraits } from '../dialect';
+import { StoreBusyError } from '../errors';
+import { openKyselyStore, type StoreOptions } from '../open-store';
+import type { Database } from '../schema/tables';
+import type { Store } from '../store';
+
+/** File name of the database inside a data directory. */
+export const SQLITE_FILE_NAME = 'store.sqlite';
+const DEFAULT_BUSY_TIMEOUT_MS = 5000;
+
+export type SqliteLocation =
+  /** A directory (created if missing) that holds `store.sqlite` and its WAL files. */
+  | { dataDir: string; filename?: never }
+  /** A database file, or `:memory:` for a private in-memory database. */
+  | { filename: string; dataDir?: never };
+
+export type SqliteStoreOptions = SqliteLocation &
+  StoreOptions & {
+    /**
+     * `normal` (default): in WAL mode a commit survives the process being killed at any
+     * point; only an OS crash or power cut may lose the last commits (never corrupting the
+     * file). `full`: fsync on every commit, so those survive too, at a large cost in write
+     * throughput. A stand-in service needs the former guarantee, not the latter.
+     */
+    synchronous?: 'normal' | 'full';
+    /** How long a write waits for another process's write lock before StoreBusyError. */
+    busyTimeoutMs?: number;
+  };
+
+/** Opens (creating, migrating and seeding as needed) the embedded SQLite store. */
+export async function openSqliteStore(options: SqliteStoreOptions): Promise<Store> {
+  const filename = resolveFilename(options);
+  const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS;
+  if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+    throw new RangeError(`busyTimeoutMs must be a non-negative whole number, got ${busyTimeoutMs}`);
+  }
+  const database = new BetterSqlite3(filename, { timeout: busyTimeoutMs });
+  try {
+    configure(database, filename, options.synchronous ?? 'normal', busyTimeoutMs);
+  } catch (error) {
+    database.close();
+    throw new Error(`cannot open SQLite database ${filename}: ${(error as Error).message}`, { cause: error });
+  }
+  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database }) });
+  return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
+}
+
+function resolveFilename(options: SqliteLocation): string {
+  if (options.dataDir !== undefined && options.filename !== undefined) {
+    throw new TypeError('give either dataDir or filename, not both');
+  }
+  if (options.dataDir !== undefined) {
+    mkdirSync(options.dataDir, { recursive: true });
+    return join(options.dataDir, SQLITE_FILE_NAME);
+  }
+  if (options.filename === undefined || options.filename === '') {
+    throw new TypeError('give dataDir or filename (":memory:" for an in-memory database)');
+  }
+  return options.filename;
+}
+
+function configure(database: BetterSqlite3.Database, filename: string, synchronous: string, busyTimeoutMs: number) {
+  if (filename !== ':memory:') {
+    // WAL lets readers run while one process writes; a killed writer leaves the
+    // uncommitted tail of the log behind, which the next opener ignores.
+    const mode = database.pragma('journal_mode = WAL', { simple: true });
+    if (mode !== 'wal') {
+      throw new Error(`the database refused WAL mode (journal_mode is ${String(mode)})`);
+    }
+  }
+  database.pragma(`synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`);
+  database.pragma('foreign_keys = ON');
+  database.pragma(`busy_timeout = ${busyTimeoutMs}`);
+}
+
+/**
+ * Write transactions start with BEGIN IMMEDIATE, taking the write lock before their first
+ * read. A deferred transaction that reads and then writes fails at once with
+ * SQLITE_BUSY_SNAPSHOT when another process committed in between; busy_timeout cannot help.
+ */
+class WriteLockingSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
+    const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
+    await connection.executeQuery(CompiledQuery.raw(begin));
+  }
+}
+
+class WriteLockingSqliteDialect extends SqliteDialect {
+  readonly #config: SqliteDialectConfig;
+  constructor(config: SqliteDialectConfig) {
+    super(config);
+    this.#config = config;
+  }
+  override createDriver(): Driver {
+    return new WriteLockingSqliteDriver(this.#config);
+  }
+}
+
+function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
+  const codeOf = (error: unknown): string =>
+    error instanceof BetterSqlite3.SqliteError ? error.code : '';
+  return {
+    location: filename,
+    isUniqueViolation: (error) =>
+      codeOf(error) === 'SQLITE_CONSTRAINT_UNIQUE' || codeOf(error) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+    isRetryable: (error) => codeOf(error) === 'SQLITE_BUSY_SNAPSHOT',
+    translate: (error) =>
+      codeOf(error).startsWith('SQLITE_BUSY') || codeOf(error).startsWith('SQLITE_LOCKED')
+        ? new StoreBusyError(
+            `database ${filename} stayed locked by another process for more than ${busyTimeoutMs} ms`,
+            { cause: error },
+          )
+        : error,
+  };
+}

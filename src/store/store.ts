@@ -1,0 +1,164 @@
+import type { Clock } from './clock';
+import type { Page, PageRequest } from './paging';
+import type {
+  Account,
+  CertificatePack,
+  Invitation,
+  InvitationAnswer,
+  LegacyWafConfig,
+  LogpushJob,
+  LogpushJobInput,
+  LogpushJobPatch,
+  MigrationState,
+  RulePatch,
+  Ruleset,
+  RulesetInput,
+  RulesetScope,
+  RulesetSummary,
+  RulesetUpdate,
+  User,
+  Zone,
+  ZoneWafState,
+} from './types';
+
+/*
+ * Conventions shared by every repository:
+ * - Reads answer `null` (or an empty page) for something that does not exist or is not
+ *   visible from the given scope; writes throw NotFoundError instead.
+ * - Every write is atomic. Called on `store.<repository>` it runs in a transaction of its
+ *   own; called on the `tx` handed out by `store.transaction` it joins that transaction.
+ */
+
+export interface AccountRepository {
+  get(id: string): Promise<Account | null>;
+  list(page?: PageRequest<AccountOrder>): Promise<Page<Account>>;
+}
+export type AccountOrder = 'name' | 'created_on' | 'id';
+
+export interface UserRepository {
+  get(id: string): Promise<User | null>;
+  /** Emails are matched without regard to case, as mail systems do. */
+  getByEmail(email: string): Promise<User | null>;
+}
+
+export interface InvitationRepository {
+  get(id: string): Promise<Invitation | null>;
+  /** Invitations addressed to an email (case-insensitive), oldest first. */
+  listForEmail(email: string): Promise<Invitation[]>;
+  /**
+   * Answers a pending invitation (compare-and-set on `pending`). Checking that the caller is
+   * the invited member is the caller's job: compare with `invited_member_email`.
+   * Throws NotFoundError, InvalidInputError (another status), InvitationAlreadyAnsweredError.
+   */
+  respond(id: string, status: InvitationAnswer): Promise<Invitation>;
+}
+
+export interface ZoneRepository {
+  get(id: string): Promise<Zone | null>;
+  list(filter?: { account_id?: string }, page?: PageRequest<ZoneOrder>): Promise<Page<Zone>>;
+}
+export type ZoneOrder = 'name' | 'created_on' | 'status' | 'id';
+
+export interface MigrationTransition {
+  /** States the zone may be in for the step to apply; anything else is a conflict. */
+  from: readonly MigrationState[];
+  to: MigrationState;
+  old_managed_rules_enabled: boolean;
+  new_managed_rules_enabled: boolean;
+}
+
+export interface WafRepository {
+  getState(zoneId: string): Promise<ZoneWafState | null>;
+  /**
+   * Moves the zone's migration state (compare-and-set on the current state, so a migration
+   * raced from two processes happens once). Throws NotFoundError, MigrationStateConflictError.
+   */
+  transition(zoneId: string, step: MigrationTransition): Promise<ZoneWafState>;
+  /** The previous-WAF configuration of a zone; null for an unknown zone. */
+  getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
+  /** Throws NotFoundError when the zone has no such override. */
+  deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
+}
+
+export interface CertificatePackListOptions extends PageRequest<CertificatePackOrder> {
+  /** Only packs in this status; `all` or absent lists every status. */
+  status?: string;
+}
+export type CertificatePackOrder = 'created_on' | 'status' | 'type' | 'id';
+
+export interface CertificatePackRepository {
+  get(zoneId: string, id: string): Promise<CertificatePack | null>;
+  /** Packs of a zone with their certificates; an unknown zone gives an empty page. */
+  list(zoneId: string, options?: CertificatePackListOptions): Promise<Page<CertificatePack>>;
+}
+
+export type RulesetOrder = 'name' | 'last_updated' | 'version' | 'kind' | 'phase' | 'id';
+
+export interface RulesetWriteOptions {
+  /** Refuse the write (VersionMismatchError) unless the ruleset is at this version. */
+  expected_version?: string;
+}
+
+export interface RulesetRepository {
+  /** Rulesets without their rules. Account scope includes the platform's managed rulesets. */
+  list(scope: RulesetScope, page?: PageRequest<RulesetOrder>): Promise<Page<RulesetSummary>>;
+  get(scope: RulesetScope, id: string): Promise<Ruleset | null>;
+  /** The ruleset as it was at `version` (every version is kept). */
+  getVersion(scope: RulesetScope, id: string, version: string): Promise<Ruleset | null>;
+  /** The phase entry point: kind `zone` in a zone, kind `root` in an account. */
+  getEntryPoint(scope: RulesetScope, phase: string): Promise<Ruleset | null>;
+  /** Creates a ruleset at version 1. Throws EntryPointExistsError for a second entry point of a phase. */
+  create(scope: RulesetScope, input: RulesetInput): Promise<Ruleset>;
+  /** Replaces all rules (and optionally name and description); the version goes up by one. */
+  update(scope: RulesetScope, id: string, update: RulesetUpdate, options?: RulesetWriteOptions): Promise<Ruleset>;
+  /** Creates the phase entry point when absent, else replaces its rules. */
+  putEntryPoint(
+    scope: RulesetScope,
+    phase: string,
+    update: RulesetUpdate,
+    options?: RulesetWriteOptions,
+  ): Promise<{ ruleset: Ruleset; created: boolean }>;
+  /** Changes only the fields sent of one rule and answers the whole ruleset. */
+  updateRule(
+    scope: RulesetScope,
+    rulesetId: string,
+    ruleId: string,
+    patch: RulePatch,
+    options?: RulesetWriteOptions,
+  ): Promise<Ruleset>;
+}
+
+export interface LogpushJobRepository {
+  get(zoneId: string, id: number): Promise<LogpushJob | null>;
+  /** Jobs of a zone, oldest first. */
+  list(zoneId: string): Promise<LogpushJob[]>;
+  /** Ids come from a database sequence: increasing integers, never reused. */
+  create(zoneId: string, input: LogpushJobInput): Promise<LogpushJob>;
+  update(zoneId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
+}
+
+export interface Repositories {
+  readonly accounts: AccountRepository;
+  readonly users: UserRepository;
+  readonly invitations: InvitationRepository;
+  readonly zones: ZoneRepository;
+  readonly waf: WafRepository;
+  readonly certificatePacks: CertificatePackRepository;
+  readonly rulesets: RulesetRepository;
+  readonly logpushJobs: LogpushJobRepository;
+}
+
+export interface Store extends Repositories {
+  readonly clock: Clock;
+  /**
+   * Runs `work` in one transaction: all its writes commit together or not at all, and each
+   * ruleset it writes gets exactly one new version. When a concurrent writer got there first
+   * the whole of `work` runs again (a few times at most), so it must not have effects
+   * outside `tx`. Inside `work`, use `tx`, never the store itself.
+   */
+  transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /** Answers when the database answers (readiness checks). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+

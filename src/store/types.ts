@@ -1,0 +1,314 @@
+/**
+ * Domain records as the management API shows them: field names and shapes are the API's
+ * (snake_case), so the server can answer with these objects unchanged.
+ */
+
+/** ISO 8601 UTC with microseconds, e.g. `2026-11-21T10:00:00.123456Z`. */
+export type Timestamp = string;
+
+export type JsonObject = { [key: string]: unknown };
+
+export interface Account {
+  id: string;
+  name: string;
+  type: string;
+  settings: JsonObject;
+  created_on: Timestamp;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  username: string;
+  telephone: string | null;
+  country: string | null;
+  zipcode: string | null;
+  two_factor_authentication_enabled: boolean;
+  suspended: boolean;
+  created_on: Timestamp;
+  modified_on: Timestamp;
+}
+
+export const INVITATION_STATUSES = ['pending', 'accepted', 'rejected', 'expired'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+export const INVITATION_ANSWERS = ['accepted', 'rejected'] as const;
+export type InvitationAnswer = (typeof INVITATION_ANSWERS)[number];
+
+export interface InvitationRole {
+  id: string;
+  name: string;
+  description: string;
+  permissions: Record<string, { read: boolean; write: boolean }>;
+}
+
+export interface Invitation {
+  id: string;
+  invited_member_id: string | null;
+  invited_member_email: string;
+  organization_id: string;
+  organization_name: string;
+  organization_is_enforcing_twofactor: boolean;
+  roles: InvitationRole[];
+  invited_by: string;
+  invited_on: Timestamp;
+  expires_on: Timestamp;
+  status: InvitationStatus;
+}
+
+export interface ZonePlan {
+  id: string;
+  name: string;
+  price: number;
+  currency: string;
+  frequency: string;
+  is_subscribed: boolean;
+  can_subscribe: boolean;
+  legacy_id: string;
+  legacy_discount: boolean;
+  externally_managed: boolean;
+}
+
+export interface ZoneOwner {
+  id: string | null;
+  type: string;
+  email: string | null;
+}
+
+export interface Zone {
+  id: string;
+  name: string;
+  status: string;
+  paused: boolean;
+  type: string;
+  development_mode: number;
+  name_servers: string[];
+  original_name_servers: string[] | null;
+  original_registrar: string | null;
+  original_dnshost: string | null;
+  created_on: Timestamp;
+  modified_on: Timestamp;
+  activated_on: Timestamp | null;
+  meta: JsonObject;
+  owner: ZoneOwner;
+  account: { id: string; name: string };
+  permissions: string[];
+  plan: ZonePlan;
+}
+
+export const MIGRATION_STATES = ['start', 'validation', 'finished'] as const;
+/** `start`: previous WAF only; `validation`: both run (Enterprise); `finished`: new WAF only. */
+export type MigrationState = (typeof MIGRATION_STATES)[number];
+
+export interface ZoneWafState {
+  zone_id: string;
+  migration_state: MigrationState;
+  old_managed_rules_enabled: boolean;
+  new_managed_rules_enabled: boolean;
+  modified_on: Timestamp;
+}
+
+/** A package of the previous WAF (the OWASP package carries sensitivity and action mode). */
+export interface LegacyWafPackage {
+  id: string;
+  name: string;
+  description: string;
+  detection_mode: 'anomaly' | 'traditional';
+  sensitivity: 'high' | 'medium' | 'low' | 'off' | null;
+  action_mode: 'simulate' | 'block' | 'challenge' | null;
+}
+
+/** A rule-level or group-level setting changed from its default in a previous-WAF package. */
+export interface LegacyWafOverride {
+  package_id: string;
+  level: 'rule' | 'group';
+  target_id: string;
+  description: string;
+  mode: string;
+}
+
+/** A URI-based WAF override (previous WAF, API only); its presence blocks the migration. */
+export interface UriWafOverride {
+  id: string;
+  urls: string[];
+  paused: boolean;
+  description: string;
+  priority: number;
+  rules: Record<string, string>;
+  groups: Record<string, string>;
+  rewrite_action: Record<string, string> | null;
+}
+
+export interface LegacyFirewallRule {
+  id: string;
+  expression: string;
+  action: string;
+  /** Products a `bypass` rule skips, e.g. `["waf"]`; empty for other actions. */
+  products: string[];
+  paused: boolean;
+  description: string;
+  priority: number | null;
+}
+
+export interface PageRule {
+  id: string;
+  targets: { target: string; constraint: { operator: string; value: string } }[];
+  actions: { id: string; value?: unknown }[];
+  priority: number;
+  status: 'active' | 'disabled';
+  created_on: Timestamp;
+  modified_on: Timestamp;
+}
+
+/** Everything of the previous WAF that the migration reads. */
+export interface LegacyWafConfig {
+  packages: LegacyWafPackage[];
+  overrides: LegacyWafOverride[];
+  uri_overrides: UriWafOverride[];
+  firewall_rules: LegacyFirewallRule[];
+  page_rules: PageRule[];
+}
+
+export interface Certificate {
+  id: string;
+  hosts: string[];
+  issuer: string;
+  signature: string;
+  status: string;
+  bundle_method: string;
+  zone_id: string;
+  uploaded_on: Timestamp;
+  modified_on: Timestamp;
+  expires_on: Timestamp;
+  priority: number | null;
+}
+
+export interface CertificatePack {
+  id: string;
+  type: string;
+  hosts: string[];
+  primary_certificate: string | null;
+  status: string;
+  certificates: Certificate[];
+  created_on: Timestamp;
+  validity_days: number;
+  validation_method: string;
+  certificate_authority: string;
+}
+
+/** The parts of a rule a writer chooses; the store adds id, version and last_updated. */
+export interface RuleFields {
+  action: string;
+  action_parameters?: JsonObject;
+  expression: string;
+  description: string;
+  ref: string;
+  enabled: boolean;
+  /** Tags of managed rules: paranoia level and attack categories. */
+  categories?: string[];
+  /** Points a matching OWASP rule adds to the request's threat score. */
+  score?: number;
+  score_threshold?: number;
+  logging?: { enabled: boolean };
+}
+
+export interface Rule extends RuleFields {
+  id: string;
+  /** Numeric string; increments each time this rule changes. */
+  version: string;
+  last_updated: Timestamp;
+}
+
+export interface RulesetSummary {
+  id: string;
+  name: string;
+  description: string;
+  kind: string;
+  phase: string;
+  source?: string;
+  /** Numeric string; increments exactly once per write transaction touching the ruleset. */
+  version: string;
+  last_updated: Timestamp;
+}
+
+export interface Ruleset extends RulesetSummary {
+  rules: Rule[];
+}
+
+/**
+ * A rule as a writer sends it. An `id` naming a rule already in the ruleset keeps that rule
+ * (and its version when nothing changed); any other rule gets a new id.
+ */
+export interface RuleInput {
+  id?: string;
+  action: string;
+  action_parameters?: JsonObject;
+  expression: string;
+  description?: string;
+  /** Defaults to the rule's id, as the real service does. */
+  ref?: string;
+  enabled?: boolean;
+  categories?: string[];
+  score?: number;
+  score_threshold?: number;
+  logging?: { enabled: boolean };
+}
+
+/** A partial rule update: absent fields stay, `null` removes an optional field. */
+export interface RulePatch {
+  action?: string;
+  action_parameters?: JsonObject | null;
+  expression?: string;
+  description?: string;
+  ref?: string;
+  enabled?: boolean;
+  categories?: string[] | null;
+  score?: number | null;
+  score_threshold?: number | null;
+  logging?: { enabled: boolean } | null;
+}
+
+export interface RulesetInput {
+  name: string;
+  kind: string;
+  phase: string;
+  description?: string;
+  rules?: RuleInput[];
+}
+
+export interface RulesetUpdate {
+  name?: string;
+  description?: string;
+  rules: RuleInput[];
+}
+
+/** Where a ruleset lives. Account scope also sees the platform's managed rulesets. */
+export type RulesetScope = { account_id: string } | { zone_id: string };
+
+export interface LogpushJob {
+  id: number;
+  name: string | null;
+  dataset: string;
+  destination_conf: string;
+  logpull_options: string | null;
+  enabled: boolean;
+  frequency: string;
+  kind: string;
+  last_complete: Timestamp | null;
+  last_error: Timestamp | null;
+  error_message: string | null;
+  created_on: Timestamp;
+}
+
+export interface LogpushJobInput {
+  name?: string | null;
+  dataset: string;
+  destination_conf: string;
+  logpull_options?: string | null;
+  enabled?: boolean;
+  frequency?: string;
+  kind?: string;
+}
+
+export type LogpushJobPatch = Partial<Omit<LogpushJobInput, 'dataset'>>;
