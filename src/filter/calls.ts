@@ -1,0 +1,99 @@
+/**
+ * Function calls: arity, argument kind (literal or not), argument type and
+ * literal values are checked against the scheme's function table as each
+ * argument is read. `[*]` is accepted in the first argument only.
+ */
+import { type Argument, type FunctionCall, isExpression, isLiteral } from './ast';
+import type { Cursor } from './cursor';
+import { literalArgumentProblem } from './function-literals';
+import { enterLevel } from './nesting';
+import { type FunctionInfo, paramAt } from './scheme';
+import { type FilterType, typeName } from './types';
+
+export type ArgumentParser = (c: Cursor, depth: number) => Argument;
+
+export function argumentType(arg: Argument): FilterType {
+  if (arg.kind === 'bytes') return 'Bytes';
+  if (arg.kind === 'int') return 'Int';
+  return arg.type;
+}
+
+export function isMapped(arg: Argument): boolean {
+  return !isLiteral(arg) && !isExpression(arg) && arg.mapped;
+}
+
+function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument, earlier: readonly Argument[]): void {
+  const param = paramAt(fn, index);
+  if (!param) return;
+  const { start, end } = arg.span;
+  const literal = isLiteral(arg);
+  if (param.kind === 'field' && literal) {
+    c.fail(start, end, `invalid kind of argument #${index}: expected argument of kind Field, but got Literal`);
+  }
+  if (param.kind === 'literal' && !literal) {
+    c.fail(start, end, `invalid kind of argument #${index}: expected argument of kind Literal, but got Field`);
+  }
+  const type = argumentType(arg);
+  if (!param.type.accepts(type, earlier.map(argumentType))) {
+    c.fail(start, end, `invalid type of argument #${index}: expected value of type ${param.type.describe}, but got ${typeName(type)}`);
+  }
+  if (!literal) return;
+  if (param.range && arg.kind === 'int') {
+    const [low, high] = param.range;
+    if (arg.value < BigInt(low) || arg.value > BigInt(high)) {
+      c.fail(start, end, `invalid value of argument #${index}: expected an integer from ${low} to ${high}`);
+    }
+  }
+  const problem = literalArgumentProblem(fn.name, index, arg, earlier);
+  if (problem !== undefined) c.fail(start, end, `invalid value of argument #${index}: ${problem}`);
+}
+
+/** Reads `( arg, arg, ... )` after a function's name; the cursor is just past the name. */
+export function parseArguments(
+  c: Cursor,
+  depth: number,
+  fn: FunctionInfo,
+  nameStart: number,
+  parseArgument: ArgumentParser,
+): Argument[] {
+  c.skipSpace();
+  const inner = enterLevel(c, depth, nameStart, c.pos + 1);
+  c.expect('(');
+  c.skipSpace();
+  const args: Argument[] = [];
+  while (!c.atEnd && c.peek() !== ')') {
+    if (args.length > 0) {
+      c.expect(',');
+      c.skipSpace();
+    }
+    const argStart = c.pos;
+    const arg = parseArgument(c, inner);
+    if (args.length > 0 && isMapped(arg)) c.fail(argStart, c.pos, 'invalid use of map each access operator');
+    if (fn.maxArgs !== undefined && args.length >= fn.maxArgs) c.failRest('invalid number of arguments', argStart);
+    checkArgument(c, fn, args.length, arg, args);
+    args.push(arg);
+    c.skipSpace();
+  }
+  if (args.length < fn.minArgs) c.failRest('invalid number of arguments');
+  c.expect(')');
+  return args;
+}
+
+export function parseCall(
+  c: Cursor,
+  depth: number,
+  fn: FunctionInfo,
+  nameStart: number,
+  parseArgument: ArgumentParser,
+): FunctionCall {
+  const args = parseArguments(c, depth, fn, nameStart, parseArgument);
+  const first = args[0];
+  return {
+    kind: 'call',
+    name: fn.name,
+    args,
+    type: fn.returnType(args.map(argumentType)),
+    mapped: first !== undefined && isMapped(first),
+    span: { start: nameStart, end: c.pos },
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * A condition on one value: the value alone when it is Boolean, otherwise an
+ * operator allowed for its type and a right-hand literal read by that type.
+ */
+import type { Comparison, ComparisonOp, Operation, Truth, ValueExpr } from './ast';
+import type { Cursor } from './cursor';
+import { lexInt, lexIntSetItem } from './literals/integers';
+import { lexIpAddress, lexIpSetItem } from './literals/ip';
+import { lexRegex } from './literals/regex';
+import { lexSetOrList } from './literals/sets';
+import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
+import { wildcardProblem } from './literals/wildcard';
+import { lexComparisonOp, operatorAllowed } from './operators';
+import { BOOL_ARRAY, type FilterType, typeName } from './types';
+
+function lexWildcard(c: Cursor) {
+  const literal = lexStringLiteral(c);
+  const problem = wildcardProblem(literal.value);
+  if (problem !== undefined) c.fail(literal.span.start, literal.span.end, problem);
+  return literal;
+}
+
+/** Reads the right side; `operatorAllowed` has already paired the operator with the type. */
+function lexRhs(c: Cursor, type: FilterType, op: ComparisonOp): Operation {
+  switch (op) {
+    case 'in':
+      return { op, rhs: lexSetOrList(c, type === 'Int' ? lexIntSetItem : type === 'Ip' ? lexIpSetItem : lexBytesLiteral) };
+    case 'matches':
+      return { op, rhs: lexRegex(c) };
+    case 'wildcard':
+    case 'strict wildcard':
+      return { op, rhs: lexWildcard(c) };
+    case 'contains':
+      return { op, rhs: lexBytesLiteral(c) };
+    case 'bitwise_and':
+      return { op, rhs: lexInt(c) };
+    default:
+      return { op, rhs: type === 'Int' ? lexInt(c) : type === 'Ip' ? lexIpAddress(c) : lexBytesLiteral(c) };
+  }
+}
+
+export function parseComparison(c: Cursor, lhs: ValueExpr): Comparison | Truth {
+  const type = lhs.mapped ? BOOL_ARRAY : 'Bool';
+  if (lhs.type === 'Bool') return { kind: 'truth', value: lhs, type, span: lhs.span };
+  c.skipSpace();
+  const opStart = c.pos;
+  const op = lexComparisonOp(c);
+  if (op === undefined) return c.failRest('expected ComparisonOp');
+  if (!operatorAllowed(lhs.type, op)) {
+    c.fail(opStart, c.pos, `cannot perform this operation on type ${typeName(lhs.type)}`);
+  }
+  c.skipSpace();
+  const opAndRhs = lexRhs(c, lhs.type, op);
+  return { kind: 'comparison', lhs, type, span: { start: lhs.span.start, end: c.pos }, ...opAndRhs };
+}

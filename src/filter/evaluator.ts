@@ -1,0 +1,229 @@
+/**
+ * Compiles a checked tree into closures over a request context. Missing values
+ * make comparisons false; `[*]` values evaluate to one result per element and
+ * conditions over them to arrays of Booleans that `any`/`all` fold (logical
+ * operators combine such arrays element by element, up to the shorter one).
+ */
+import type { Argument, Comparison, Expression, SetLiteral, ValueExpr } from './ast';
+import { isExpression } from './ast';
+import { binaryToUtf8 } from './bytes';
+import { type RequestContext, toRuntime } from './context';
+import { FUNCTION_LIBRARY } from './function-library';
+import { setMatcher, listMatcher, type ListValues } from './membership';
+import { compileRegexMatcher } from './regex-matcher';
+import { compileWildcard } from './literals/wildcard';
+import { parseIp } from './literals/ip-address';
+import { type MaybeValue, type Runtime, asArray, asMap, isIp } from './runtime';
+import type { FilterType } from './types';
+
+export interface CompileOptions {
+  /** Values of the lists named with `$name`; a list not given matches nothing. */
+  readonly lists?: Readonly<Record<string, ListValues>>;
+}
+
+export interface CompiledFilter {
+  evaluate(context: RequestContext): boolean;
+}
+
+/** One evaluation: reads each field of the context at most once. */
+class Env {
+  private readonly cache = new Map<string, MaybeValue>();
+  constructor(private readonly context: RequestContext) {}
+
+  field(name: string, type: FilterType): MaybeValue {
+    if (this.cache.has(name)) return this.cache.get(name);
+    const raw = Object.hasOwn(this.context, name) ? this.context[name] : undefined;
+    const value = raw === undefined ? undefined : toRuntime(raw, type, name);
+    this.cache.set(name, value);
+    return value;
+  }
+}
+
+type One<T> = { readonly many: false; readonly run: (env: Env) => T };
+type Many<T> = { readonly many: true; readonly run: (env: Env) => T[] };
+type Compiled<T> = One<T> | Many<T>;
+
+function present(value: MaybeValue): value is Runtime {
+  return value !== undefined;
+}
+
+function elements(value: MaybeValue): Runtime[] {
+  const list = asArray(value);
+  if (list) return [...list];
+  const map = asMap(value);
+  return map ? [...map.values()] : [];
+}
+
+function step(value: MaybeValue, index: ValueExpr & { kind: 'index' }): MaybeValue {
+  const s = index.step;
+  if (s.kind === 'element') return asArray(value)?.[s.position];
+  if (s.kind === 'key') return asMap(value)?.get(s.key);
+  return undefined;
+}
+
+function compileValue(node: ValueExpr, options: CompileOptions): Compiled<MaybeValue> {
+  if (node.kind === 'field') return { many: false, run: (env) => env.field(node.name, node.type) };
+  if (node.kind === 'index') {
+    const target = compileValue(node.target, options);
+    if (node.step.kind === 'each') {
+      if (target.many) throw new Error('a second [*] passed the checker');
+      return { many: true, run: (env) => elements(target.run(env)) };
+    }
+    if (target.many) return { many: true, run: (env) => target.run(env).map((v) => step(v, node)).filter(present) };
+    return { many: false, run: (env) => step(target.run(env), node) };
+  }
+  const args = node.args.map((arg) => compileArgument(arg, options));
+  const literals = node.args.map((arg) => (arg.kind === 'bytes' || arg.kind === 'int' ? arg.value : undefined));
+  const factory = FUNCTION_LIBRARY[node.name];
+  if (!factory) throw new Error(`no implementation for function ${node.name}`);
+  const call = factory(literals);
+  const [first, ...rest] = args;
+  if (first?.many) {
+    return {
+      many: true,
+      run: (env) => {
+        const others = rest.map((a) => (a.many ? undefined : a.run(env)));
+        return first.run(env).flatMap((element) => {
+          const result = call([element, ...others]);
+          return result === undefined ? [] : [result];
+        });
+      },
+    };
+  }
+  return { many: false, run: (env) => call(args.map((a) => (a.many ? undefined : a.run(env)))) };
+}
+
+function compileArgument(arg: Argument, options: CompileOptions): Compiled<MaybeValue> {
+  if (arg.kind === 'bytes' || arg.kind === 'int') {
+    const value = arg.value;
+    return { many: false, run: () => value };
+  }
+  if (!isExpression(arg)) return compileValue(arg, options);
+  const condition = compileExpression(arg, options);
+  // A condition passed to a function is its value: a Boolean, or an array of them.
+  return condition.many ? { many: false, run: (env) => condition.run(env) } : condition;
+}
+
+function compileSet(rhs: SetLiteral | { kind: 'list'; name: string }, options: CompileOptions, type: FilterType) {
+  return rhs.kind === 'set' ? setMatcher(rhs) : listMatcher(options.lists?.[rhs.name], type);
+}
+
+function predicate(node: Comparison, options: CompileOptions): (value: Runtime) => boolean {
+  switch (node.op) {
+    case 'in':
+      return compileSet(node.rhs, options, node.lhs.type);
+    case 'contains': {
+      const needle = node.rhs.value;
+      return (v) => typeof v === 'string' && v.includes(needle);
+    }
+    case 'matches': {
+      const matches = compileRegexMatcher(node.rhs.pattern);
+      return (v) => typeof v === 'string' && matches(binaryToUtf8(v));
+    }
+    case 'wildcard':
+    case 'strict wildcard': {
+      const wildcard = compileWildcard(node.rhs.value, node.op === 'strict wildcard');
+      return (v) => typeof v === 'string' && wildcard.matches(v);
+    }
+    case 'bitwise_and': {
+      const mask = node.rhs.value;
+      return (v) => typeof v === 'bigint' && (v & mask) !== 0n;
+    }
+    default:
+      return ordering(node.op, node.rhs);
+  }
+}
+
+function ordering(op: Comparison['op'], rhs: Comparison['rhs']): (value: Runtime) => boolean {
+  if (rhs.kind === 'ip') {
+    const address = parseIp(rhs.address);
+    if (!address) throw new Error(`unreadable address in a checked tree: ${rhs.address}`);
+    // Addresses of different families never compare equal.
+    const equal = (v: Runtime) => isIp(v) && v.v6 === address.v6 && v.value === address.value;
+    return op === 'ne' ? (v) => !equal(v) : equal;
+  }
+  if (rhs.kind !== 'bytes' && rhs.kind !== 'int') throw new Error(`operator ${op} with a ${rhs.kind} right side`);
+  const literal = rhs.value;
+  const compare = (v: Runtime): number | undefined => {
+    if (typeof v !== typeof literal) return undefined;
+    const value = v as typeof literal;
+    return value < literal ? -1 : value > literal ? 1 : 0;
+  };
+  const accept: Record<string, (order: number) => boolean> = {
+    eq: (o) => o === 0,
+    ne: (o) => o !== 0,
+    lt: (o) => o < 0,
+    le: (o) => o <= 0,
+    gt: (o) => o > 0,
+    ge: (o) => o >= 0,
+  };
+  const test = accept[op];
+  if (!test) throw new Error(`unknown ordering operator ${op}`);
+  return (v) => {
+    const order = compare(v);
+    return order !== undefined && test(order);
+  };
+}
+
+function combine(values: boolean[][], fold: (a: boolean, b: boolean) => boolean): boolean[] {
+  const length = Math.min(...values.map((v) => v.length));
+  return Array.from({ length }, (_, i) => values.map((v) => v[i] === true).reduce(fold));
+}
+
+const FOLDS = {
+  and: (a: boolean, b: boolean) => a && b,
+  or: (a: boolean, b: boolean) => a || b,
+  xor: (a: boolean, b: boolean) => a !== b,
+} as const;
+
+function compileExpression(node: Expression, options: CompileOptions): Compiled<boolean> {
+  switch (node.kind) {
+    case 'group':
+      return compileExpression(node.inner, options);
+    case 'not': {
+      const operand = compileExpression(node.operand, options);
+      return operand.many
+        ? { many: true, run: (env) => operand.run(env).map((b) => !b) }
+        : { many: false, run: (env) => !operand.run(env) };
+    }
+    case 'quantifier': {
+      const operand = compileExpression(node.operand, options);
+      if (!operand.many) throw new Error('a quantifier over a single Boolean passed the checker');
+      const some = node.name === 'any';
+      return { many: false, run: (env) => (some ? operand.run(env).some(Boolean) : operand.run(env).every(Boolean)) };
+    }
+    case 'logical': {
+      const operands = node.operands.map((o) => compileExpression(o, options));
+      const fold = FOLDS[node.op];
+      if (operands.every((o): o is Many<boolean> => o.many)) {
+        return { many: true, run: (env) => combine(operands.map((o) => o.run(env)), fold) };
+      }
+      const singles = operands.filter((o): o is One<boolean> => !o.many);
+      if (node.op === 'and') return { many: false, run: (env) => singles.every((o) => o.run(env)) };
+      if (node.op === 'or') return { many: false, run: (env) => singles.some((o) => o.run(env)) };
+      return { many: false, run: (env) => singles.reduce((acc, o) => acc !== o.run(env), false) };
+    }
+    case 'truth':
+      return condition(node.value, (v) => v === true, options);
+    case 'comparison':
+      return condition(node.lhs, predicate(node, options), options);
+  }
+}
+
+function condition(lhs: ValueExpr, test: (value: Runtime) => boolean, options: CompileOptions): Compiled<boolean> {
+  const value = compileValue(lhs, options);
+  if (value.many) return { many: true, run: (env) => value.run(env).filter(present).map(test) };
+  return {
+    many: false,
+    run: (env) => {
+      const v = value.run(env);
+      return v !== undefined && test(v);
+    },
+  };
+}
+
+export function compileFilter(ast: Expression, options: CompileOptions = {}): CompiledFilter {
+  const compiled = compileExpression(ast, options);
+  if (compiled.many) throw new Error('the expression is not Boolean; only checked trees can be compiled');
+  return { evaluate: (context) => compiled.run(new Env(context)) };
+}
