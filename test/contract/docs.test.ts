@@ -1,0 +1,75 @@
+// The published reference page, opened in headless Chromium with every request outside the
+// file blocked: it must render every operation and raise no page errors.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDocs } from '../../scripts/docs';
+import { loadBundle, operationsOf } from '../support/bundle';
+
+const artifacts = path.resolve(import.meta.dirname, '../../test-artifacts');
+const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+let browser: Browser;
+let pageFile: string;
+
+beforeAll(async () => {
+  mkdirSync(artifacts, { recursive: true });
+  pageFile = buildDocs(path.join(artifacts, 'docs.html'));
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+  });
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the published docs', () => {
+  it('render every operation offline, without page errors', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const pageErrors: string[] = [];
+    const blocked: string[] = [];
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    const url = pathToFileURL(pageFile).href;
+    // Nothing leaves the file: the page's own attempts to reach a CDN (logo, icons) are refused.
+    await page.route('**/*', (route) => {
+      if (route.request().url().startsWith(url)) return route.continue();
+      blocked.push(route.request().url());
+      return route.abort();
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    await page.getByText('Status and error codes').first().waitFor({ timeout: 30_000 });
+    // The page shows one tag at a time: open each tag in the sidebar (the first match in the
+    // page), then each of its operations, and read the operation's rendered heading.
+    const byTag = new Map<string, string[]>();
+    for (const op of operationsOf(loadBundle())) {
+      const tag = (op.operation.tags as string[])[0]!;
+      byTag.set(tag, [...(byTag.get(tag) ?? []), op.summary]);
+    }
+    const headings = (text: string) =>
+      page.locator('h1, h2, h3').filter({ hasText: new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }).first();
+    const rendered: string[] = [];
+    for (const [tag, summaries] of byTag) {
+      await page.getByText(tag, { exact: true }).first().click();
+      for (const summary of summaries) {
+        await page.getByText(summary, { exact: true }).first().click();
+        const heading = headings(summary);
+        await heading.waitFor({ timeout: 10_000 });
+        if (await heading.isVisible()) rendered.push(summary);
+      }
+    }
+    expect(rendered.sort()).toEqual([...byTag.values()].flat().sort());
+    // The how-to sequences are taught in the Rulesets section.
+    await page.getByText('Rulesets', { exact: true }).first().click();
+    for (const howTo of ['How to set the OWASP paranoia level', 'How to set the score threshold and action', 'How to configure custom log fields']) {
+      await headings(howTo).waitFor({ timeout: 10_000 });
+    }
+    await page.screenshot({ path: path.join(artifacts, 'docs.png') });
+    expect(pageErrors).toEqual([]);
+    expect(blocked.every((u) => !u.startsWith('file:'))).toBe(true);
+    await page.close();
+  }, 120_000);
+});

@@ -1,0 +1,157 @@
+// The typed client against the Prism mock of the bundled document: every operation answers its
+// documented example, and invalid requests are refused by the mock's validation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError, createApiClient, paginate, unwrap, type ApiClient } from '../../src/client';
+import { firstExample, loadBundle, operationsOf } from '../support/bundle';
+import { startPrism, type RunningMock } from './prism';
+
+const zone = 'db737a563ced53f224ff5eae44905c5e';
+const account = '023e105f4ecef8ad9ca31a8372d0c353';
+const owasp = '4814384a9e5d4991b9815dcfc25d2f1f';
+const doc = loadBundle();
+
+let mock: RunningMock;
+let api: ApiClient;
+
+beforeAll(async () => {
+  mock = await startPrism();
+  api = createApiClient({ baseUrl: mock.baseUrl, credentials: { token: 'mock-token' } });
+});
+afterAll(async () => {
+  await mock?.stop();
+});
+
+// One valid call per operation, keyed by operationId.
+const calls: Record<string, () => Promise<unknown>> = {
+  getZone: () => unwrap(api.GET('/zones/{zone_id}', { params: { path: { zone_id: zone } } })),
+  listCertificatePacks: () =>
+    unwrap(api.GET('/zones/{zone_id}/ssl/certificate_packs', { params: { path: { zone_id: zone }, query: { ssl_status: 'all' } } })),
+  updateUserInvitation: () =>
+    unwrap(api.PATCH('/user/invites/{invite_id}', { params: { path: { invite_id: '54cc8d424f72455b004f6066cb96b244' } }, body: { status: 'accepted' } })),
+  listAccountRulesets: () => unwrap(api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id: account } } })),
+  getAccountRuleset: () =>
+    unwrap(api.GET('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id: account, ruleset_id: owasp } } })),
+  listZoneRulesets: () => unwrap(api.GET('/zones/{zone_id}/rulesets', { params: { path: { zone_id: zone } } })),
+  createZoneRuleset: () =>
+    unwrap(
+      api.POST('/zones/{zone_id}/rulesets', {
+        params: { path: { zone_id: zone } },
+        body: { name: 'Zone-level phase entry point', kind: 'zone', phase: 'http_log_custom_fields' },
+      }),
+    ),
+  updateZoneRuleset: () =>
+    unwrap(
+      api.PUT('/zones/{zone_id}/rulesets/{ruleset_id}', {
+        params: { path: { zone_id: zone, ruleset_id: 'a86d3b2c9e4f4b7d8c1e2f3a4b5c6d7e' } },
+        body: {
+          rules: [{ action: 'log_custom_field', expression: 'true', action_parameters: { request_fields: [{ name: 'content-type' }] } }],
+        },
+      }),
+    ),
+  getZoneEntrypointRuleset: () =>
+    unwrap(
+      api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { zone_id: zone, phase: 'http_request_firewall_managed' } },
+      }),
+    ),
+  updateZoneEntrypointRuleset: () =>
+    unwrap(
+      api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { zone_id: zone, phase: 'http_request_firewall_managed' }, query: { waf_migration: 'pending', phase_two: '1' } },
+        body: { name: 'default', rules: [{ action: 'execute', expression: 'true', action_parameters: { id: owasp } }] },
+      }),
+    ),
+  updateZoneRulesetRule: () =>
+    unwrap(
+      api.PATCH('/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}', {
+        params: { path: { zone_id: zone, ruleset_id: 'e1b7c3a0d2f94c6b8a5e7d9c1f3b5a70', rule_id: '5de7edfa648c4d6891dc3e7f84534ffa' } },
+        body: { enabled: true },
+      }),
+    ),
+  createLogpushJob: () =>
+    unwrap(
+      api.POST('/zones/{zone_id}/logpush/jobs', {
+        params: { path: { zone_id: zone } },
+        body: { destination_conf: 's3://logs/{DATE}?region=us-east-1', dataset: 'http_requests', logpull_options: 'fields=ClientIP&timestamps=rfc3339' },
+      }),
+    ),
+  validateFilterExpressionByQuery: () =>
+    unwrap(api.GET('/filters/validate-expr', { params: { query: { expression: 'ssl' } } })),
+  validateFilterExpression: () => unwrap(api.POST('/filters/validate-expr', { body: { expression: 'ssl' } })),
+  getWafMigrationCheck: () =>
+    unwrap(api.GET('/zones/{zone_id}/waf_migration/check', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
+  getWafMigrationConfig: () =>
+    unwrap(api.GET('/zones/{zone_id}/waf_migration/config', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
+  getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
+};
+
+describe('the mock serves the documented examples', () => {
+  const operations = operationsOf(doc);
+
+  it('has a call for every operation of the document', () => {
+    expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
+    expect(operations).toHaveLength(17);
+  });
+
+  for (const op of operations) {
+    it(`${op.operationId} answers its first 200 example`, async () => {
+      const expected = firstExample(doc, op.operation, '200') as { result: unknown };
+      expect(await calls[op.operationId]!()).toEqual(expected.result);
+    });
+  }
+
+  it('iterates all pages of a list operation', async () => {
+    const items = [];
+    for await (const ruleset of paginate((page) =>
+      api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id: account }, query: { page } } }),
+    )) {
+      items.push(ruleset.id);
+    }
+    expect(items).toEqual([owasp, 'efb7b8c949ac4650a09736fc376e9aee']);
+  });
+});
+
+describe('the mock refuses invalid requests', () => {
+  type Violation = { location: string[]; code: string; message: string };
+  // Prism answers the operation's 400 example and lists what it found in `sl-violations`.
+  function violations(response: Response): Violation[] {
+    expect(response.status).toBe(400);
+    return JSON.parse(response.headers.get('sl-violations') ?? '[]') as Violation[];
+  }
+
+  it('refuses a body field of the wrong type', async () => {
+    const { response, error } = await api.PATCH('/user/invites/{invite_id}', {
+      params: { path: { invite_id: '54cc8d424f72455b004f6066cb96b244' } },
+      body: { status: 5 as unknown as 'accepted' },
+    });
+    expect(violations(response)).toContainEqual(
+      expect.objectContaining({ location: ['request', 'body', 'status'], code: 'type' }),
+    );
+    expect(new ApiError(response.status, error).codes).toEqual([10021]);
+  });
+
+  it('refuses a body without its required fields', async () => {
+    const { response } = await api.POST('/zones/{zone_id}/rulesets', { params: { path: { zone_id: zone } }, body: {} as never });
+    const found = violations(response);
+    expect(found.map((v) => v.code)).toContain('required');
+    expect(found.map((v) => v.message).join(' ')).toMatch(/name/);
+  });
+
+  it('refuses an identifier that is not 32 hex characters', async () => {
+    const { response } = await api.GET('/zones/{zone_id}', { params: { path: { zone_id: 'not-a-zone' } } });
+    expect(violations(response)).toContainEqual(
+      expect.objectContaining({ location: ['request', 'path', 'zone_id'], code: 'pattern' }),
+    );
+  });
+
+  it('refuses unknown body fields', async () => {
+    const { response } = await api.POST('/filters/validate-expr', { body: { expression: 'ssl', kind: 'zone' } as never });
+    expect(violations(response).map((v) => v.code)).toContain('additionalProperties');
+  });
+
+  it('rejects a failed call through unwrap as an ApiError', async () => {
+    const failure = await unwrap(api.GET('/zones/{zone_id}', { params: { path: { zone_id: 'x' } } })).catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(ApiError);
+    expect((failure as ApiError).status).toBe(400);
+  });
+});
