@@ -34,8 +34,10 @@ function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument
     c.fail(start, end, `invalid kind of argument #${index}: expected argument of kind Literal, but got Field`);
   }
   const type = argumentType(arg);
-  if (!param.type.accepts(type, earlier.map(argumentType))) {
-    c.fail(start, end, `invalid type of argument #${index}: expected value of type ${param.type.describe}, but got ${typeName(type)}`);
+  const earlierTypes = earlier.map(argumentType);
+  if (!param.type.accepts(type, earlierTypes)) {
+    const expected = param.type.describe(earlierTypes);
+    c.fail(start, end, `invalid type of argument #${index}: expected value of type ${expected}, but got ${typeName(type)}`);
   }
   if (!literal) return;
   if (param.range && arg.kind === 'int') {

@@ -28,7 +28,7 @@ export type ArgKind = 'field' | 'literal' | 'any';
 
 /** A check of one argument's type; `previous` holds the types of the arguments before it. */
 export interface ArgTypeRule {
-  readonly describe: string;
+  describe(previous: readonly FilterType[]): string;
   accepts(type: FilterType, previous: readonly FilterType[]): boolean;
 }
 
@@ -57,32 +57,37 @@ interface RawArg {
 }
 
 function exact(type: FilterType): ArgTypeRule {
-  return { describe: typeName(type), accepts: (t) => sameType(t, type) };
+  return { describe: () => typeName(type), accepts: (t) => sameType(t, type) };
 }
 
 function union(rules: readonly ArgTypeRule[]): ArgTypeRule {
   return {
-    describe: rules.map((r) => r.describe).join(' or '),
+    describe: (previous) => rules.map((r) => r.describe(previous)).join(' or '),
     accepts: (t, previous) => rules.some((r) => r.accepts(t, previous)),
   };
 }
 
+const firstElement = (previous: readonly FilterType[]): FilterType | undefined =>
+  previous[0] === undefined ? undefined : elementType(previous[0]);
+
 /** Generic parts of the catalogue's type vocabulary, beyond plain type names. */
 const GENERIC_RULES: Record<string, ArgTypeRule> = {
-  Array: { describe: 'Array', accepts: (t) => isArray(t) },
-  'Map<_>': { describe: 'Map', accepts: (t) => isMap(t) },
-  'Map<T>': { describe: 'Map', accepts: (t) => isMap(t) },
-  'Array<T>': { describe: 'Array', accepts: (t) => isArray(t) },
+  Array: { describe: () => 'Array', accepts: (t) => isArray(t) },
+  'Map<_>': { describe: () => 'Map', accepts: (t) => isMap(t) },
+  'Map<T>': { describe: () => 'Map', accepts: (t) => isMap(t) },
+  'Array<T>': { describe: () => 'Array', accepts: (t) => isArray(t) },
   T: {
-    describe: 'the element type of argument #0',
+    describe: (previous) => {
+      const element = firstElement(previous);
+      return element === undefined ? 'the element type of argument #0' : typeName(element);
+    },
     accepts: (t, previous) => {
-      const first = previous[0];
-      const element = first === undefined ? undefined : elementType(first);
+      const element = firstElement(previous);
       return element !== undefined && sameType(t, element);
     },
   },
   'same type as first': {
-    describe: 'the type of argument #0',
+    describe: (previous) => (previous[0] === undefined ? 'the type of argument #0' : typeName(previous[0])),
     accepts: (t, previous) => previous[0] !== undefined && sameType(t, previous[0]),
   },
 };
