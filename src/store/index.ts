@@ -35,4 +35,5 @@ export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock
 export { isId, newId } from './ids';
 export * from './errors';
 export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
+export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';

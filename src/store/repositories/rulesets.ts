@@ -343,8 +343,7 @@ export function toSummary(row: RulesetRow): RulesetSummary {
 }
 
 export function toRule(row: RuleRow): Rule {
-  const fields = fieldsOf(row);
-  return { id: row.id, version: String(row.version), last_updated: row.last_updated, ...fields };
+  return { id: row.id, version: String(row.version), ...fieldsOf(row), last_updated: row.last_updated };
 }
 
 /** The writer-chosen fields of a stored rule, optional ones only when set. */
@@ -392,19 +391,18 @@ function applyPatch(fields: RuleFields, patch: RulePatch): RuleFields {
 
 /** The API's key order, without undefined members. */
 function normalizeFields(fields: RuleFields): RuleFields {
-  const normalized: RuleFields = {
+  return {
     action: fields.action,
+    ...(fields.action_parameters === undefined ? {} : { action_parameters: fields.action_parameters }),
     expression: fields.expression,
     description: fields.description,
     ref: fields.ref,
     enabled: fields.enabled,
+    ...(fields.categories === undefined ? {} : { categories: fields.categories }),
+    ...(fields.score === undefined ? {} : { score: fields.score }),
+    ...(fields.score_threshold === undefined ? {} : { score_threshold: fields.score_threshold }),
+    ...(fields.logging === undefined ? {} : { logging: fields.logging }),
   };
-  if (fields.action_parameters !== undefined) normalized.action_parameters = fields.action_parameters;
-  if (fields.categories !== undefined) normalized.categories = fields.categories;
-  if (fields.score !== undefined) normalized.score = fields.score;
-  if (fields.score_threshold !== undefined) normalized.score_threshold = fields.score_threshold;
-  if (fields.logging !== undefined) normalized.logging = fields.logging;
-  return normalized;
 }
 
 function sameFields(a: RuleFields, b: RuleFields): boolean {
