@@ -1,0 +1,121 @@
+import { byteSource } from './body-source';
+import { parseExpectedHash } from './checksums';
+import { conditionHolds, parseCondition } from './conditional';
+import type {
+  Bucket,
+  GetOptions,
+  ListOptions,
+  ListResult,
+  MultipartOptions,
+  MultipartUpload,
+  Precondition,
+  PutOptions,
+  PutValue,
+  StoredObject,
+  StoredObjectBody,
+} from './contract';
+import type { ObjectRecord, StorageEngine } from './engine';
+import { describe, requireKey } from './keys';
+import { buildPage, emptyPage, parseListOptions } from './list';
+import { parseCustomMetadata, parseHttpMetadata } from './metadata';
+import { parseRange, resolveRange, type ByteRange } from './range';
+import { checkBeforeReceiving, receive } from './receive';
+import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
+import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
+import { newVersion, UploadOperations } from './uploads';
+
+/** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */
+export class BucketRuntime implements Bucket {
+  readonly #engine: StorageEngine;
+  readonly #settings: RuntimeSettings;
+  readonly #uploads: UploadOperations;
+
+  constructor(engine: StorageEngine, settings: RuntimeSettings) {
+    this.#engine = engine;
+    this.#settings = settings;
+    this.#uploads = new UploadOperations(engine, settings);
+  }
+
+  async head(key: string): Promise<StoredObject | null> {
+    const record = await this.#engine.head(requireKey(key, 'head'));
+    return record && new StoredObjectResult(record, record);
+  }
+
+  get(key: string, options: GetOptions & { onlyIf: Precondition }): Promise<StoredObjectBody | StoredObject | null>;
+  get(key: string, options?: GetOptions): Promise<StoredObjectBody | null>;
+  async get(key: string, options?: GetOptions): Promise<StoredObjectBody | StoredObject | null> {
+    const k = requireKey(key, 'get');
+    const o = requireOptions(options, 'get');
+    const condition = parseCondition(o.onlyIf);
+    const range = parseRange(o.range);
+    const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    let served: ByteRange | undefined;
+    const found = await this.#engine.read(k, (record) => {
+      if (condition && !conditionHolds(condition, record)) return null;
+      served = resolveRange(range, record.size);
+      return served;
+    });
+    if (!found) return null;
+    const { record, bytes } = found;
+    const view = {
+      httpMetadata: override ? { ...record.httpMetadata, ...override } : record.httpMetadata,
+      customMetadata: record.customMetadata,
+    };
+    if (!bytes) return new StoredObjectResult(record, view);
+    return new StoredObjectBodyResult(record, { ...view, range: served }, bytes);
+  }
+
+  put(key: string, value: PutValue, options: PutOptions & { onlyIf: Precondition }): Promise<StoredObject | null>;
+  put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject>;
+  async put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject | null> {
+    const k = requireKey(key, 'put');
+    const o = requireOptions(options, 'put') as PutOptions;
+    const condition = parseCondition(o.onlyIf);
+    const httpMetadata = parseHttpMetadata(o.httpMetadata);
+    const customMetadata = parseCustomMetadata(o.customMetadata, 'put');
+    const expected = parseExpectedHash(o);
+    requireStorageClass(o.storageClass);
+    const source = byteSource(value, true);
+    const allow = (current: ObjectRecord | null) => !condition || conditionHolds(condition, current);
+    // Checked early so a doomed body is not received, and again where it counts: at commit.
+    if (!(await checkBeforeReceiving(source, 'put', async () => allow(await this.#engine.head(k))))) return null;
+    const { staged, checksums } = await receive(this.#engine, source, expected, 'put');
+    const record: ObjectRecord = {
+      key: k,
+      version: newVersion(),
+      size: staged.size,
+      etag: checksums.md5!,
+      uploaded: this.#settings.clock(),
+      httpMetadata,
+      customMetadata,
+      checksums,
+    };
+    if (!(await this.#engine.put(record, staged, allow))) return null;
+    return new StoredObjectResult(record, record);
+  }
+
+  async delete(keys: string | string[]): Promise<void> {
+    const list: unknown[] = Array.isArray(keys) ? keys : [keys];
+    await this.#engine.delete([...new Set(list.map((key) => requireKey(key, 'delete')))]);
+  }
+
+  async list(options?: ListOptions): Promise<ListResult> {
+    const request = parseListOptions(options, this.#settings.honourInclude);
+    if (!request) return emptyPage();
+    return this.#engine.list((scan) => buildPage(scan, request));
+  }
+
+  createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {
+    return this.#uploads.create(key, options);
+  }
+
+  resumeMultipartUpload(key: string, uploadId: string): MultipartUpload {
+    if (typeof key !== 'string') {
+      throw new TypeError(`resumeMultipartUpload: the key must be a string, not ${describe(key)}.`);
+    }
+    if (typeof uploadId !== 'string') {
+      throw new TypeError(`resumeMultipartUpload: the upload id must be a string, not ${describe(uploadId)}.`);
+    }
+    return this.#uploads.resume(key, uploadId);
+  }
+}

@@ -1,0 +1,109 @@
+import { createHash, type Hash } from 'node:crypto';
+import type { Checksums, HexChecksums, PutOptions } from './contract';
+import { badDigest } from './errors';
+import { describe } from './keys';
+
+export type HashField = keyof HexChecksums;
+
+const ALGORITHMS: { field: HashField; name: string; bytes: number }[] = [
+  { field: 'md5', name: 'MD5', bytes: 16 },
+  { field: 'sha1', name: 'SHA-1', bytes: 20 },
+  { field: 'sha256', name: 'SHA-256', bytes: 32 },
+  { field: 'sha384', name: 'SHA-384', bytes: 48 },
+  { field: 'sha512', name: 'SHA-512', bytes: 64 },
+];
+
+/** A hash the caller expects the received bytes to have. */
+export interface ExpectedHash {
+  field: HashField;
+  name: string;
+  hex: string;
+}
+
+/** Reads the integrity hash of PutOptions: at most one algorithm, binary or hex of the right length. */
+export function parseExpectedHash(options: PutOptions): ExpectedHash | undefined {
+  let expected: ExpectedHash | undefined;
+  for (const { field, name, bytes } of ALGORITHMS) {
+    const value: unknown = options[field];
+    if (value === undefined) continue;
+    if (expected) throw new TypeError('You cannot specify multiple hashing algorithms.');
+    expected = { field, name, hex: hashHex(value, name, bytes) };
+  }
+  return expected;
+}
+
+function hashHex(value: unknown, name: string, bytes: number): string {
+  if (typeof value === 'string') {
+    if (value.length !== bytes * 2) {
+      throw new TypeError(`${name} is ${bytes * 2} hex characters, not ${value.length}`);
+    }
+    if (!/^[0-9a-f]*$/i.test(value)) throw new TypeError(`Provided ${name} wasn't a valid hex string`);
+    return value.toLowerCase();
+  }
+  const binary =
+    value instanceof ArrayBuffer
+      ? Buffer.from(value)
+      : ArrayBuffer.isView(value)
+        ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+        : undefined;
+  if (!binary) throw new TypeError(`${name} must be an ArrayBuffer, a view or a hex string, not ${describe(value)}.`);
+  if (binary.length !== bytes) throw new TypeError(`${name} is ${bytes} bytes, not ${binary.length}`);
+  return binary.toString('hex');
+}
+
+/**
+ * Hashes bytes as they stream past: MD5 always (it is the etag), plus the algorithm of an
+ * expected hash.
+ */
+export class StreamHasher {
+  private readonly md5 = createHash('md5');
+  private readonly extra: Hash | undefined;
+
+  constructor(private readonly expected: ExpectedHash | undefined) {
+    if (expected && expected.field !== 'md5') this.extra = createHash(expected.field);
+  }
+
+  update(chunk: Uint8Array): void {
+    this.md5.update(chunk);
+    this.extra?.update(chunk);
+  }
+
+  /** The checksums to store; rejects when the expected hash differs from the bytes received. */
+  finish(): HexChecksums {
+    const checksums: HexChecksums = { md5: this.md5.digest('hex') };
+    if (this.expected) {
+      const actual = this.extra ? this.extra.digest('hex') : checksums.md5!;
+      if (actual !== this.expected.hex) throw badDigest(this.expected.name, this.expected.hex, actual);
+      checksums[this.expected.field] = actual;
+    }
+    return checksums;
+  }
+}
+
+/** Stored checksums as callers see them: ArrayBuffers, plus hex through `toJSON`. */
+export class StoredChecksums implements Checksums {
+  declare readonly md5?: ArrayBuffer;
+  declare readonly sha1?: ArrayBuffer;
+  declare readonly sha256?: ArrayBuffer;
+  declare readonly sha384?: ArrayBuffer;
+  declare readonly sha512?: ArrayBuffer;
+  readonly #hex: HexChecksums;
+
+  constructor(hex: HexChecksums) {
+    this.#hex = { ...hex };
+    for (const { field } of ALGORITHMS) {
+      const value = hex[field];
+      if (value !== undefined) {
+        const bytes = Buffer.from(value, 'hex');
+        Object.defineProperty(this, field, {
+          value: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
+          enumerable: true,
+        });
+      }
+    }
+  }
+
+  toJSON(): HexChecksums {
+    return { ...this.#hex };
+  }
+}

@@ -1,0 +1,127 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Metadata of an on-disk bucket. Keys are stored as UTF-8 BLOBs: compared bytewise, which is the
+ * platform's listing order, and free of any text handling. A body lives in `small_bodies` when
+ * small, in blob files named by `segments` otherwise, or nowhere when empty.
+ */
+export const SCHEMA = `
+CREATE TABLE IF NOT EXISTS objects (
+  key BLOB PRIMARY KEY,
+  version TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  uploaded INTEGER NOT NULL,
+  http_metadata TEXT NOT NULL,
+  custom_metadata TEXT NOT NULL,
+  checksums TEXT NOT NULL,
+  body_id INTEGER,
+  segments TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS small_bodies (
+  id INTEGER PRIMARY KEY,
+  bytes BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS uploads (
+  upload_id TEXT PRIMARY KEY,
+  key BLOB NOT NULL,
+  created INTEGER NOT NULL,
+  http_metadata TEXT NOT NULL,
+  custom_metadata TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('active', 'completed', 'aborted'))
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS uploads_by_state ON uploads (state, created);
+CREATE TABLE IF NOT EXISTS parts (
+  upload_id TEXT NOT NULL,
+  part_number INTEGER NOT NULL,
+  blob TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  etag TEXT NOT NULL,
+  md5 TEXT NOT NULL,
+  PRIMARY KEY (upload_id, part_number)
+) WITHOUT ROWID;
+`;
+
+export interface ObjectRow {
+  key: Buffer;
+  version: string;
+  size: number;
+  etag: string;
+  uploaded: number;
+  http_metadata: string;
+  custom_metadata: string;
+  checksums: string;
+}
+
+/** Where an object's body is. */
+export interface BodyRow {
+  body_id: number | null;
+  segments: string | null;
+}
+
+export interface UploadRow {
+  upload_id: string;
+  key: Buffer;
+  created: number;
+  http_metadata: string;
+  custom_metadata: string;
+  state: 'active' | 'completed' | 'aborted';
+}
+
+export interface PartRow {
+  part_number: number;
+  blob: string;
+  size: number;
+  etag: string;
+  md5: string;
+}
+
+const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
+
+/** Every statement the engine runs, prepared once. */
+export function prepareStatements(db: Database.Database) {
+  return {
+    head: db.prepare<[Buffer], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key = ?`),
+    current: db.prepare<[Buffer], ObjectRow & BodyRow>(
+      `SELECT ${OBJECT_COLUMNS}, body_id, segments FROM objects WHERE key = ?`,
+    ),
+    read: db.prepare<[Buffer], ObjectRow & BodyRow & { bytes: Buffer | null }>(
+      `SELECT ${OBJECT_COLUMNS}, body_id, segments, bytes
+       FROM objects LEFT JOIN small_bodies ON small_bodies.id = objects.body_id WHERE key = ?`,
+    ),
+    scanFrom: db.prepare<[Buffer], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? ORDER BY key`),
+    scanBetween: db.prepare<[Buffer, Buffer], ObjectRow>(
+      `SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? AND key < ? ORDER BY key`,
+    ),
+    upsert: db.prepare<[ObjectRow & BodyRow]>(
+      `INSERT OR REPLACE INTO objects (${OBJECT_COLUMNS}, body_id, segments)
+       VALUES (:key, :version, :size, :etag, :uploaded, :http_metadata, :custom_metadata, :checksums, :body_id, :segments)`,
+    ),
+    deleteObject: db.prepare<[Buffer]>('DELETE FROM objects WHERE key = ?'),
+    insertSmallBody: db.prepare<[Buffer]>('INSERT INTO small_bodies (bytes) VALUES (?)'),
+    deleteSmallBody: db.prepare<[number]>('DELETE FROM small_bodies WHERE id = ?'),
+    anyObject: db.prepare<[], { found: number }>('SELECT 1 AS found FROM objects LIMIT 1'),
+    referencedSegments: db.prepare<[], { segments: string }>('SELECT segments FROM objects WHERE segments IS NOT NULL'),
+
+    insertUpload: db.prepare<[UploadRow]>(
+      `INSERT INTO uploads (upload_id, key, created, http_metadata, custom_metadata, state)
+       VALUES (:upload_id, :key, :created, :http_metadata, :custom_metadata, :state)`,
+    ),
+    upload: db.prepare<[string, Buffer], UploadRow>('SELECT * FROM uploads WHERE upload_id = ? AND key = ?'),
+    setUploadState: db.prepare<[string, string]>('UPDATE uploads SET state = ? WHERE upload_id = ?'),
+    expiredUploads: db.prepare<[number], { upload_id: string }>(
+      `SELECT upload_id FROM uploads WHERE state = 'active' AND created <= ?`,
+    ),
+    anyActiveUpload: db.prepare<[], { found: number }>(`SELECT 1 AS found FROM uploads WHERE state = 'active' LIMIT 1`),
+
+    parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ?'),
+    part: db.prepare<[string, number], { blob: string }>('SELECT blob FROM parts WHERE upload_id = ? AND part_number = ?'),
+    upsertPart: db.prepare<[string, number, string, number, string, string]>(
+      'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    deleteParts: db.prepare<[string]>('DELETE FROM parts WHERE upload_id = ?'),
+    referencedParts: db.prepare<[], { blob: string }>('SELECT blob FROM parts'),
+  };
+}
+
+export type Statements = ReturnType<typeof prepareStatements>;

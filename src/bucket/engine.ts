@@ -1,0 +1,116 @@
+/**
+ * The storage engine interface: what the bucket runtime needs from a place that keeps objects.
+ * Engines know nothing of the binding's rules (conditions, ranges, limits, errors); the runtime
+ * passes them decisions to take inside their atomic steps.
+ */
+import type { HexChecksums } from './contract';
+import type { StoredHttpMetadata } from './metadata';
+import type { ByteRange } from './range';
+
+/** An object's metadata as engines keep it. */
+export interface ObjectRecord {
+  key: string;
+  version: string;
+  size: number;
+  etag: string;
+  /** Epoch milliseconds. */
+  uploaded: number;
+  httpMetadata: StoredHttpMetadata;
+  customMetadata: Record<string, string>;
+  checksums: HexChecksums;
+}
+
+export interface UploadRecord {
+  uploadId: string;
+  key: string;
+  /** Epoch milliseconds. */
+  created: number;
+  httpMetadata: StoredHttpMetadata;
+  customMetadata: Record<string, string>;
+}
+
+export type UploadState = 'active' | 'completed' | 'aborted';
+
+export interface PartRecord {
+  partNumber: number;
+  size: number;
+  /** Random per upload of the part: an outdated etag is detectable. */
+  etag: string;
+  /** Hex MD5 of the part's bytes (the completed object's etag is made from these). */
+  md5: string;
+}
+
+/** Bytes received and durably kept, not yet visible under any key. */
+export interface StagedBody {
+  readonly size: number;
+}
+
+/** Bytes read, pulled chunk by chunk; `close` releases what is held when reading stops early. */
+export interface ChunkSource {
+  next(): Promise<Uint8Array | null>;
+  close(): void;
+}
+
+/** Bytes of a read: in memory when small, otherwise pulled from storage. */
+export type ObjectBytes = Uint8Array | ChunkSource;
+
+/**
+ * Objects with keys at or after `from` (in UTF-8 byte order) that start with `prefix`, in order.
+ * Only called inside `EngineReads.list`, whose page sees one consistent state.
+ */
+export type KeyScan = (from: string, prefix: string) => Iterable<ObjectRecord>;
+
+/** Called inside an atomic step with the completed upload's state and its stored parts. */
+export type Assemble = (
+  upload: (UploadRecord & { state: UploadState }) | null,
+  parts: ReadonlyMap<number, PartRecord>,
+) => { record: ObjectRecord; partNumbers: number[] };
+
+export interface StorageEngine {
+  /** Keeps the chunks durably; nothing is kept when the chunks fail. */
+  stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody>;
+  /** Forgets a staged body that will not be committed. */
+  discard(body: StagedBody): Promise<void>;
+
+  head(key: string): Promise<ObjectRecord | null>;
+  /**
+   * Reads an object: `plan` sees its metadata and says which bytes to serve (null: none). The
+   * bytes returned belong to the metadata returned, even when a write replaces the object.
+   */
+  read(key: string, plan: (record: ObjectRecord) => ByteRange | null): Promise<{
+    record: ObjectRecord;
+    bytes: ObjectBytes | null;
+  } | null>;
+  /**
+   * Atomically: when `allow` accepts the current object (or its absence), stores the record with
+   * the staged bytes, replacing the previous object. False otherwise, and the staged bytes are
+   * discarded (as they are when this rejects).
+   */
+  put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean>;
+  /** Deletes the keys atomically; missing keys are ignored. */
+  delete(keys: string[]): Promise<void>;
+  /** Builds one list page from a consistent view of the keys. */
+  list<T>(page: (scan: KeyScan) => T): Promise<T>;
+
+  createUpload(upload: UploadRecord): Promise<void>;
+  /** The state of an upload of `key`, or 'unknown' when there is none under that id and key. */
+  uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'>;
+  /**
+   * Stores or replaces a part of an active upload of `key`; false (nothing kept) when there is
+   * none.
+   */
+  putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean>;
+  /**
+   * Atomically completes an upload of `key`: `assemble` validates and names the parts, in order,
+   * that become the object. Errors thrown by `assemble` reject and change nothing.
+   */
+  completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord>;
+  /** Aborts an active upload of `key`; reports what it found. */
+  abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'>;
+  /** Aborts active uploads created at or before `cutoff` (epoch milliseconds). */
+  expireUploads(cutoff: number): Promise<void>;
+
+  /** Whether the bucket holds no object and no active upload. */
+  isEmpty(): Promise<boolean>;
+  close(): Promise<void>;
+}

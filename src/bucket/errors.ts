@@ -1,0 +1,116 @@
+/**
+ * Storage errors of the bucket binding. Messages follow the platform: `"<operation>: <text> (<code>)"`,
+ * with the numeric code also on `code`. Argument mistakes are plain `TypeError` / `RangeError`.
+ */
+
+/** Operation names as they appear at the start of error messages. */
+export type BucketAction =
+  | 'head'
+  | 'get'
+  | 'put'
+  | 'delete'
+  | 'list'
+  | 'createMultipartUpload'
+  | 'uploadPart'
+  | 'completeMultipartUpload'
+  | 'abortMultipartUpload';
+
+export class BucketError extends Error {
+  override readonly name = 'BucketError';
+
+  constructor(
+    /** The operation that failed. */
+    readonly action: BucketAction,
+    /** The platform's error code. */
+    readonly code: number,
+    text: string,
+  ) {
+    super(`${action}: ${text} (${code})`);
+  }
+}
+
+export const ErrorCode = {
+  internal: 10001,
+  entityTooSmall: 10011,
+  metadataTooLarge: 10012,
+  invalidObjectName: 10020,
+  invalidMaxKeys: 10022,
+  noSuchUpload: 10024,
+  invalidPart: 10025,
+  badDigest: 10037,
+  invalidRange: 10039,
+  badUpload: 10048,
+  entityTooLarge: 100100,
+} as const;
+
+export const invalidObjectName = (action: BucketAction) =>
+  new BucketError(action, ErrorCode.invalidObjectName, 'The specified object name is not valid.');
+
+export const metadataTooLarge = (action: BucketAction) =>
+  new BucketError(
+    action,
+    ErrorCode.metadataTooLarge,
+    'Your metadata headers exceed the maximum allowed metadata size.',
+  );
+
+export const entityTooLarge = (action: BucketAction) =>
+  new BucketError(
+    action,
+    ErrorCode.entityTooLarge,
+    'Your proposed upload exceeds the maximum allowed object size.',
+  );
+
+export const invalidMaxKeys = () =>
+  new BucketError('list', ErrorCode.invalidMaxKeys, 'MaxKeys params must be positive integer <= 1000.');
+
+export const invalidRange = () =>
+  new BucketError('get', ErrorCode.invalidRange, 'The requested range is not satisfiable');
+
+export const badDigest = (algorithm: string, expectedHex: string, actualHex: string) =>
+  new BucketError(
+    'put',
+    ErrorCode.badDigest,
+    [
+      `The ${algorithm} checksum you specified did not match what we received.`,
+      `You provided a ${algorithm} checksum with value: ${expectedHex}`,
+      `Actual ${algorithm} was: ${actualHex}`,
+    ].join('\n'),
+  );
+
+export const noSuchUpload = (action: BucketAction) =>
+  new BucketError(action, ErrorCode.noSuchUpload, 'The specified multipart upload does not exist.');
+
+export const unknownUpload = (action: BucketAction) =>
+  new BucketError(
+    action,
+    ErrorCode.internal,
+    'The upload id is not known for this key; use the id that createMultipartUpload returned for it.',
+  );
+
+export const duplicatePart = (partNumber: number) =>
+  new BucketError(
+    'completeMultipartUpload',
+    ErrorCode.internal,
+    `Part number ${partNumber} is listed more than once.`,
+  );
+
+export const invalidPart = (partNumber: number) =>
+  new BucketError(
+    'completeMultipartUpload',
+    ErrorCode.invalidPart,
+    `One or more of the specified parts could not be found. Part ${partNumber} was not uploaded or its etag is outdated.`,
+  );
+
+export const entityTooSmall = (partNumber: number, size: number, minimum: number) =>
+  new BucketError(
+    'completeMultipartUpload',
+    ErrorCode.entityTooSmall,
+    `Your proposed upload is smaller than the minimum allowed object size. Part ${partNumber} has ${size} bytes; every part but the last needs at least ${minimum}.`,
+  );
+
+export const badUpload = (detail: string) =>
+  new BucketError(
+    'completeMultipartUpload',
+    ErrorCode.badUpload,
+    `There was a problem with the multipart upload. ${detail}`,
+  );

@@ -1,0 +1,38 @@
+/**
+ * The bucket binding: the contract worker code is written against, and a durable runtime for it.
+ *
+ * Contract (`./contract.d.ts`): `Bucket` and its family, assignable to the edge platform's own
+ * bucket typings.
+ *
+ * Runtime:
+ * - `createBucket({ directory, ...options })` opens a bucket kept in a directory: metadata in
+ *   SQLite (write-ahead log, flushed on commit), bodies as files flushed and renamed into place
+ *   before their metadata commits. Crash-safe; several instances or processes on one directory
+ *   stay strongly consistent. `close()` releases it.
+ * - `createBucket({ engine: new MemoryEngine(), ...options })` keeps everything in memory (tests);
+ *   buckets given the same engine share its objects.
+ * - Options (`RuntimeOptions`): `compatibilityDate` / `compatibilityFlags` (whether `list`
+ *   honours `include`: from 2022-08-04 or with `r2_list_honor_include`; honoured when no date is
+ *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
+ *   and the 7-day expiry of multipart uploads).
+ * - Storage failures reject with `BucketError` (`code`, `action`, message
+ *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
+ *
+ * Catalogue, for a worker host: `new BucketCatalogue(dataDir, defaults?)` manages the buckets of
+ * `<dataDir>/buckets/<name>/`:
+ * - `create(name)`: a new empty bucket (`BucketInfo`: name, createdAt).
+ * - `list()`: every bucket, by name.
+ * - `open(name, options?)`: an `OpenBucket` for a worker; the catalogue shares one storage per
+ *   bucket between the buckets it opens, and `close()` of the catalogue releases them.
+ * - `delete(name)`: removes an empty bucket; refuses one with objects or uploads in progress.
+ * Names have 3 to 63 characters of lower-case letters, digits and hyphens, neither starting nor
+ * ending with a hyphen. Failures are `BucketCatalogueError` with the platform's codes: 10004
+ * exists, 10005 invalid name, 10006 no such bucket, 10008 not empty.
+ */
+export type * from './contract';
+export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalogue';
+export { BucketError, ErrorCode, type BucketAction } from './errors';
+export { MemoryEngine } from './memory-engine';
+export { createBucket, type BucketStorage, type OpenBucket } from './open';
+export type { RuntimeOptions } from './settings';
+export type { StorageEngine } from './engine';

@@ -1,0 +1,179 @@
+import type {
+  Assemble,
+  KeyScan,
+  ObjectRecord,
+  PartRecord,
+  StagedBody,
+  StorageEngine,
+  UploadRecord,
+  UploadState,
+} from './engine';
+import type { ByteRange } from './range';
+import { SortedKeys } from './sorted-keys';
+
+class MemoryBody implements StagedBody {
+  constructor(readonly bytes: Buffer) {}
+
+  get size(): number {
+    return this.bytes.byteLength;
+  }
+}
+
+interface MemoryObject {
+  record: ObjectRecord;
+  /** The body in order: one buffer, or the parts of a multipart upload. */
+  segments: Buffer[];
+}
+
+interface MemoryUpload {
+  upload: UploadRecord;
+  state: UploadState;
+  parts: Map<number, { part: PartRecord; bytes: Buffer }>;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * An engine that keeps everything in process memory: fast, for tests and short-lived buckets.
+ * Records are copied in and out so callers never share state with the store.
+ */
+export class MemoryEngine implements StorageEngine {
+  readonly #objects = new Map<string, MemoryObject>();
+  readonly #keys = new SortedKeys((key) => this.#objects.has(key));
+  readonly #uploads = new Map<string, MemoryUpload>();
+  #closed = false;
+
+  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+    this.#checkOpen();
+    const received: Uint8Array[] = [];
+    for await (const chunk of chunks) received.push(chunk);
+    // Copied: the caller may reuse its buffers once the put has resolved.
+    return new MemoryBody(Buffer.concat(received));
+  }
+
+  async discard(): Promise<void> {}
+
+  async head(key: string): Promise<ObjectRecord | null> {
+    this.#checkOpen();
+    const found = this.#objects.get(key);
+    return found ? clone(found.record) : null;
+  }
+
+  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+    this.#checkOpen();
+    const found = this.#objects.get(key);
+    if (!found) return null;
+    const record = clone(found.record);
+    const range = plan(record);
+    return { record, bytes: range ? copyRange(found.segments, range) : null };
+  }
+
+  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
+    this.#checkOpen();
+    if (!allow(this.#objects.get(record.key)?.record ?? null)) return false;
+    this.#store(record, [(body as MemoryBody).bytes]);
+    return true;
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    this.#checkOpen();
+    for (const key of keys) this.#objects.delete(key);
+  }
+
+  async list<T>(page: (scan: KeyScan) => T): Promise<T> {
+    this.#checkOpen();
+    const objects = this.#objects;
+    const keys = this.#keys;
+    return page(function* (from, prefix) {
+      for (const key of keys.scan(from, prefix)) yield clone(objects.get(key)!.record);
+    });
+  }
+
+  async createUpload(upload: UploadRecord): Promise<void> {
+    this.#checkOpen();
+    this.#uploads.set(upload.uploadId, { upload: clone(upload), state: 'active', parts: new Map() });
+  }
+
+  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    return this.#upload(uploadId, key)?.state ?? 'unknown';
+  }
+
+  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
+    this.#checkOpen();
+    const upload = this.#upload(uploadId, key);
+    if (upload?.state !== 'active') return false;
+    upload.parts.set(part.partNumber, { part: { ...part }, bytes: (body as MemoryBody).bytes });
+    return true;
+  }
+
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+    this.#checkOpen();
+    const upload = this.#upload(uploadId, key);
+    const parts = new Map([...(upload?.parts ?? [])].map(([n, { part }]) => [n, { ...part }]));
+    const { record, partNumbers } = assemble(upload ? { ...clone(upload.upload), state: upload.state } : null, parts);
+    this.#store(record, partNumbers.map((n) => upload!.parts.get(n)!.bytes));
+    upload!.state = 'completed';
+    upload!.parts.clear();
+    return clone(record);
+  }
+
+  async abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    const upload = this.#upload(uploadId, key);
+    if (!upload) return 'unknown';
+    const before = upload.state;
+    if (before === 'active') this.#abort(upload);
+    return before;
+  }
+
+  async expireUploads(cutoff: number): Promise<void> {
+    this.#checkOpen();
+    for (const upload of this.#uploads.values()) {
+      if (upload.state === 'active' && upload.upload.created <= cutoff) this.#abort(upload);
+    }
+  }
+
+  async isEmpty(): Promise<boolean> {
+    this.#checkOpen();
+    return this.#objects.size === 0 && ![...this.#uploads.values()].some((u) => u.state === 'active');
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #store(record: ObjectRecord, segments: Buffer[]): void {
+    if (!this.#objects.has(record.key)) this.#keys.add(record.key);
+    this.#objects.set(record.key, { record: clone(record), segments });
+  }
+
+  #upload(uploadId: string, key: string): MemoryUpload | undefined {
+    const upload = this.#uploads.get(uploadId);
+    return upload?.upload.key === key ? upload : undefined;
+  }
+
+  #abort(upload: MemoryUpload): void {
+    upload.state = 'aborted';
+    upload.parts.clear();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new Error('The bucket storage is closed.');
+  }
+}
+
+function copyRange(segments: Buffer[], { offset, length }: ByteRange): Uint8Array {
+  const out = Buffer.allocUnsafe(length);
+  let written = 0;
+  let start = 0;
+  for (const segment of segments) {
+    const end = start + segment.byteLength;
+    if (end > offset && written < length) {
+      const from = Math.max(offset - start, 0);
+      written += segment.copy(out, written, from, Math.min(segment.byteLength, from + length - written));
+    }
+    start = end;
+  }
+  return out;
+}

@@ -1,0 +1,43 @@
+import { metered, type ByteSource } from './body-source';
+import { StreamHasher, type ExpectedHash } from './checksums';
+import type { HexChecksums } from './contract';
+import type { StagedBody, StorageEngine } from './engine';
+import { entityTooLarge, type BucketAction } from './errors';
+import { MAX_PUT_BYTES } from './limits';
+
+/**
+ * Runs a check before any byte is read, so a doomed body is never received. A failed check or
+ * an error releases the caller's stream.
+ */
+export async function checkBeforeReceiving(
+  source: ByteSource,
+  action: BucketAction,
+  check: () => Promise<boolean>,
+): Promise<boolean> {
+  try {
+    if (source.knownSize !== undefined && source.knownSize > MAX_PUT_BYTES) throw entityTooLarge(action);
+    if (await check()) return true;
+  } catch (error) {
+    await source.cancel().catch(() => {});
+    throw error;
+  }
+  await source.cancel().catch(() => {});
+  return false;
+}
+
+/** Streams the bytes into the engine, hashing them on the way, and checks an expected hash. */
+export async function receive(
+  engine: StorageEngine,
+  source: ByteSource,
+  expected: ExpectedHash | undefined,
+  action: BucketAction,
+): Promise<{ staged: StagedBody; checksums: HexChecksums }> {
+  const hasher = new StreamHasher(expected);
+  const staged = await engine.stage(metered(source.chunks, hasher, MAX_PUT_BYTES, action));
+  try {
+    return { staged, checksums: hasher.finish() };
+  } catch (error) {
+    await engine.discard(staged);
+    throw error;
+  }
+}

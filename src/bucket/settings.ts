@@ -1,0 +1,62 @@
+import type { BucketAction } from './errors';
+import { describe } from './keys';
+import { DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './limits';
+
+/** Options of a bucket runtime. */
+export interface RuntimeOptions {
+  /**
+   * The worker's compatibility date (`YYYY-MM-DD`). From 2022-08-04 `list` honours `include`;
+   * before, listed objects always carry both metadata kinds. Without a date the runtime behaves
+   * as for a current worker and honours `include`.
+   */
+  compatibilityDate?: string;
+  /** The worker's compatibility flags; `r2_list_honor_include` makes `list` honour `include`. */
+  compatibilityFlags?: string[];
+  /** Smallest non-final multipart part in bytes; 5 MiB unless tests want small parts. */
+  minimumPartSize?: number;
+  /** Current time in epoch milliseconds: upload times and the 7-day expiry of uploads. */
+  clock?: () => number;
+}
+
+/** Runtime options, checked and completed. */
+export interface RuntimeSettings {
+  honourInclude: boolean;
+  minimumPartSize: number;
+  clock: () => number;
+}
+
+const HONOUR_INCLUDE_SINCE = '2022-08-04';
+const HONOUR_INCLUDE_FLAG = 'r2_list_honor_include';
+
+export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
+  const { compatibilityDate, compatibilityFlags = [], minimumPartSize = DEFAULT_MIN_PART_BYTES, clock = Date.now } = options;
+  if (compatibilityDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate)) {
+    throw new TypeError(`compatibilityDate must be written YYYY-MM-DD, not ${String(compatibilityDate)}.`);
+  }
+  if (!Array.isArray(compatibilityFlags) || compatibilityFlags.some((flag) => typeof flag !== 'string')) {
+    throw new TypeError('compatibilityFlags must be an array of strings.');
+  }
+  if (!Number.isInteger(minimumPartSize) || minimumPartSize < 1 || minimumPartSize > MAX_PUT_BYTES) {
+    throw new RangeError(`minimumPartSize must be a whole number of bytes from 1 to ${MAX_PUT_BYTES}, not ${minimumPartSize}.`);
+  }
+  if (typeof clock !== 'function') throw new TypeError('clock must be a function returning epoch milliseconds.');
+  return {
+    honourInclude:
+      (compatibilityDate ?? HONOUR_INCLUDE_SINCE) >= HONOUR_INCLUDE_SINCE ||
+      compatibilityFlags.includes(HONOUR_INCLUDE_FLAG),
+    minimumPartSize,
+    clock,
+  };
+}
+
+export function requireOptions(options: unknown, action: BucketAction): Record<string, unknown> {
+  if (options === undefined || options === null) return {};
+  if (typeof options !== 'object') throw new TypeError(`${action} options must be an object, not ${describe(options)}.`);
+  return options as Record<string, unknown>;
+}
+
+export function requireStorageClass(value: unknown): void {
+  if (value !== undefined && value !== 'Standard') {
+    throw new TypeError(`storageClass must be "Standard", the only storage class here, not ${String(value)}.`);
+  }
+}

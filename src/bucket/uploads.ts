@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { byteSource } from './body-source';
+import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
+import type { StorageEngine } from './engine';
+import { noSuchUpload, unknownUpload } from './errors';
+import { requireKey } from './keys';
+import { UPLOAD_LIFETIME_MS } from './limits';
+import { parseCustomMetadata, parseHttpMetadata } from './metadata';
+import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
+import { checkBeforeReceiving, receive } from './receive';
+import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
+import { StoredObjectResult } from './stored-object';
+
+export const newVersion = () => randomBytes(16).toString('hex');
+
+/** Multipart uploads: creation, parts, completion and abort, with the 7-day expiry. */
+export class UploadOperations {
+  constructor(
+    private readonly engine: StorageEngine,
+    private readonly settings: RuntimeSettings,
+  ) {}
+
+  async create(key: unknown, options: unknown): Promise<MultipartUpload> {
+    const k = requireKey(key, 'createMultipartUpload');
+    const o = requireOptions(options, 'createMultipartUpload') as MultipartOptions;
+    const httpMetadata = parseHttpMetadata(o.httpMetadata);
+    const customMetadata = parseCustomMetadata(o.customMetadata, 'createMultipartUpload');
+    requireStorageClass(o.storageClass);
+    await this.expire();
+    const uploadId = randomBytes(24).toString('base64url');
+    await this.engine.createUpload({ uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata });
+    return new UploadHandle(this, k, uploadId);
+  }
+
+  /** A handle on an upload that may or may not exist: the next call finds out. */
+  resume(key: string, uploadId: string): MultipartUpload {
+    return new UploadHandle(this, key, uploadId);
+  }
+
+  async uploadPart(key: string, uploadId: string, partNumber: unknown, value: unknown): Promise<UploadedPart> {
+    const number = requirePartNumber(partNumber);
+    const source = byteSource(value, false);
+    const k = requireKey(key, 'uploadPart');
+    await this.expire();
+    const active = async () => (await this.engine.uploadState(uploadId, k)) === 'active';
+    if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
+    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart');
+    const part = { partNumber: number, size: staged.size, etag: randomBytes(16).toString('hex'), md5: checksums.md5! };
+    if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
+    return { partNumber: number, etag: part.etag };
+  }
+
+  async complete(key: string, uploadId: string, uploadedParts: unknown): Promise<StoredObject> {
+    const named = requireUploadedParts(uploadedParts);
+    const k = requireKey(key, 'completeMultipartUpload');
+    await this.expire();
+    const record = await this.engine.completeUpload(uploadId, k, (upload, stored) => {
+      if (!upload) throw unknownUpload('completeMultipartUpload');
+      if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
+      const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
+      return {
+        record: {
+          key: k,
+          version: newVersion(),
+          size: assembly.size,
+          etag: assembly.etag,
+          uploaded: this.settings.clock(),
+          httpMetadata: upload.httpMetadata,
+          customMetadata: upload.customMetadata,
+          checksums: {},
+        },
+        partNumbers: assembly.parts.map((part) => part.partNumber),
+      };
+    });
+    return new StoredObjectResult(record, record);
+  }
+
+  async abort(key: string, uploadId: string): Promise<void> {
+    const k = requireKey(key, 'abortMultipartUpload');
+    await this.expire();
+    if ((await this.engine.abortUpload(uploadId, k)) === 'unknown') throw unknownUpload('abortMultipartUpload');
+  }
+
+  private expire(): Promise<void> {
+    return this.engine.expireUploads(this.settings.clock() - UPLOAD_LIFETIME_MS);
+  }
+}
+
+class UploadHandle implements MultipartUpload {
+  readonly #uploads: UploadOperations;
+
+  constructor(
+    uploads: UploadOperations,
+    readonly key: string,
+    readonly uploadId: string,
+  ) {
+    this.#uploads = uploads;
+  }
+
+  uploadPart(partNumber: number, value: unknown): Promise<UploadedPart> {
+    return this.#uploads.uploadPart(this.key, this.uploadId, partNumber, value);
+  }
+
+  abort(): Promise<void> {
+    return this.#uploads.abort(this.key, this.uploadId);
+  }
+
+  complete(uploadedParts: UploadedPart[]): Promise<StoredObject> {
+    return this.#uploads.complete(this.key, this.uploadId, uploadedParts);
+  }
+}
