@@ -74,7 +74,8 @@ export const emptyPage = (): ListResult => ({ objects: [], delimitedPrefixes: []
 
 /**
  * Builds one page. `limit` counts objects plus delimited prefixes; a prefix group is skipped as a
- * whole. The cursor names the position after the last entry, so keys added before it are not
+ * whole. A delimited prefix ends with the delimiter (`a/`, not `a`), as the platform answers, so
+ * that it can be passed back as the prefix of the next listing level. The cursor names the position after the last entry, so keys added before it are not
  * listed later and keys added after it are.
  */
 export function buildPage(scan: KeyScan, request: ListRequest): ListResult {

@@ -47,7 +47,8 @@ export function eachEngine(suite: (engine: EngineUnderTest) => void): void {
 }
 
 /** Asserts a rejection with a BucketError of the given code and exact message. */
-export async function expectBucketError(promise: Promise<unknown>, code: number, message: string): Promise<void> {
+/** `message`: the exact text, or an asymmetric matcher such as expect.stringContaining. */
+export async function expectBucketError(promise: Promise<unknown>, code: number, message: unknown): Promise<void> {
   const error = await promise.then(
     () => {
       throw new Error(`expected a BucketError ${code}, but the call succeeded`);
