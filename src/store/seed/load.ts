@@ -40,7 +40,7 @@ function pathPart(part: PropertyKey): string | number {
   return typeof part === 'number' ? part : String(part);
 }
 
-/** Names the innermost record on the path that has an id, so the entry can be found by search. */
+/** Names the innermost list entry on the path that has an id, so the entry can be found by search. */
 function entryLabel(raw: unknown, path: SeedPath): string {
   let node = raw;
   let label = '';
@@ -49,7 +49,7 @@ function entryLabel(raw: unknown, path: SeedPath): string {
       break;
     }
     node = (node as Record<string | number, unknown>)[part];
-    const id = node !== null && typeof node === 'object' ? (node as { id?: unknown }).id : undefined;
+    const id = typeof part === 'number' && node !== null && typeof node === 'object' ? (node as { id?: unknown }).id : undefined;
     if (typeof id === 'string' || typeof id === 'number') {
       label = ` (entry id ${id})`;
     }

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import {
@@ -14,6 +14,7 @@ import {
 import type { DialectTraits } from '../dialect';
 import { StoreBusyError } from '../errors';
 import { openKyselyStore, type StoreOptions } from '../open-store';
+import { lockFile } from './file-lock';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
 
@@ -54,7 +55,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     database.close();
     throw new Error(`cannot open SQLite database ${filename}: ${(error as Error).message}`, { cause: error });
   }
-  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database }) });
+  const path = filename === ':memory:' ? null : realpathSync(filename);
+  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database }, path) });
   return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
 }
 
@@ -87,11 +89,34 @@ function configure(database: BetterSqlite3.Database, filename: string, synchrono
 }
 
 /**
+ * Connections of this process to one file take turns (see file-lock.ts).
  * Write transactions start with BEGIN IMMEDIATE, taking the write lock before their first
  * read. A deferred transaction that reads and then writes fails at once with
  * SQLITE_BUSY_SNAPSHOT when another process committed in between; busy_timeout cannot help.
  */
 class WriteLockingSqliteDriver extends SqliteDriver {
+  readonly #path: string | null;
+  #release: (() => void) | undefined;
+
+  constructor(config: SqliteDialectConfig, path: string | null) {
+    super(config);
+    this.#path = path;
+  }
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    const release = this.#path === null ? undefined : await lockFile(this.#path);
+    const connection = await super.acquireConnection();
+    this.#release = release;
+    return connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    await super.releaseConnection();
+    release?.();
+  }
+
   override async beginTransaction(connection: DatabaseConnection, settings?: TransactionSettings): Promise<void> {
     const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
     await connection.executeQuery(CompiledQuery.raw(begin));
@@ -100,12 +125,15 @@ class WriteLockingSqliteDriver extends SqliteDriver {
 
 class WriteLockingSqliteDialect extends SqliteDialect {
   readonly #config: SqliteDialectConfig;
-  constructor(config: SqliteDialectConfig) {
+  readonly #path: string | null;
+  /** `path`: the database file, or null for a private in-memory database. */
+  constructor(config: SqliteDialectConfig, path: string | null) {
     super(config);
     this.#config = config;
+    this.#path = path;
   }
   override createDriver(): Driver {
-    return new WriteLockingSqliteDriver(this.#config);
+    return new WriteLockingSqliteDriver(this.#config, this.#path);
   }
 }
 

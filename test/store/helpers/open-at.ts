@@ -1,0 +1,10 @@
+import { openSqliteStore, type Store, type StoreOptions } from '../../../src/store';
+import type { StoreConnection } from './harness';
+
+/** Opens the store a child process was pointed at. */
+export function openStoreAt(connection: StoreConnection, options: StoreOptions = {}): Promise<Store> {
+  switch (connection.engine) {
+    case 'sqlite':
+      return openSqliteStore({ filename: connection.filename, ...options });
+  }
+}
