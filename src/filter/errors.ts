@@ -7,6 +7,7 @@
  *
  * LINE and COL are 1-based and count characters (code points); the carets cover
  * the failing span, cut at the end of its line, and are never fewer than one.
+ * The reason is one line: line breaks quoted from the input are escaped.
  */
 
 /** Offsets into the expression as JavaScript indexes, end exclusive. */
@@ -19,17 +20,20 @@ export class FilterError extends Error {
   override readonly name = 'FilterError';
   readonly line: number;
   readonly column: number;
+  readonly reason: string;
 
   constructor(
     readonly expression: string,
     readonly span: Span,
-    readonly reason: string,
+    reason: string,
   ) {
     const located = locate(expression, span);
+    const oneLine = reason.replace(/\r/g, '\\r').replace(/\n/g, '\\n');
     super(
       `Filter parsing error (${located.line}:${located.column}):\n` +
-        `${located.text}\n${' '.repeat(located.column - 1)}${'^'.repeat(located.carets)} ${reason}`,
+        `${located.text}\n${' '.repeat(located.column - 1)}${'^'.repeat(located.carets)} ${oneLine}`,
     );
+    this.reason = oneLine;
     this.line = located.line;
     this.column = located.column;
   }
@@ -52,7 +56,9 @@ function codePoints(text: string): number {
 function locate(expression: string, span: Span) {
   const lineStart = expression.lastIndexOf('\n', span.start - 1) + 1;
   const newline = expression.indexOf('\n', span.start);
-  const lineEnd = newline === -1 ? expression.length : newline;
+  const end = newline === -1 ? expression.length : newline;
+  // The line is shown without its terminator, CR LF as well as LF.
+  const lineEnd = end > lineStart && expression[end - 1] === '\r' ? end - 1 : end;
   const line = countNewlines(expression, lineStart) + 1;
   const caretEnd = Math.min(Math.max(span.end, span.start), lineEnd);
   return {

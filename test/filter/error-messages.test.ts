@@ -111,6 +111,14 @@ describe('error fields', () => {
     expect([error.line, error.column]).toEqual([3, 3]);
   });
 
+  it('show the line without its CR LF terminator and keep the reason on one line', () => {
+    const error = errorOf('http.host matches r"a)\r\nb"');
+    expect(error.message).toBe(
+      ['Filter parsing error (1:21):', 'http.host matches r"a)', '                    ^^ regex parse error: unexpected ): `a)\\r\\nb`'].join('\n'),
+    );
+    expect(error.reason).toBe('regex parse error: unexpected ): `a)\\r\\nb`');
+  });
+
   it('count columns in characters, so carets line up under wide characters', () => {
     const error = errorOf('http.host eq "😀" or bad');
     expect(error.column).toBe(21);
