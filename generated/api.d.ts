@@ -1282,7 +1282,7 @@ export interface components {
          * @description Attribute to order certificate packs by (default `created_on`).
          * @example created_on
          */
-        CertificatePackOrder: "id" | "type" | "status" | "created_on" | "validity_days";
+        CertificatePackOrder: "id" | "type" | "status" | "created_on";
         /**
          * @description Sort direction for `order`.
          * @example ASC
@@ -1331,7 +1331,7 @@ export interface components {
          */
         RuleId: components["schemas"]["Identifier"];
         /**
-         * @description Filter expression to validate, in the rules language.
+         * @description Filter expression to validate, in the rules language. Reserved characters (`:`, `/`, ...) may be sent unencoded.
          * @example ip.src in {192.0.2.0/24 2001:db8::/32}
          */
         ExpressionQuery: components["schemas"]["FilterExpressionText"];
@@ -1899,7 +1899,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description Filter expression to validate, in the rules language.
+                 * @description Filter expression to validate, in the rules language. Reserved characters (`:`, `/`, ...) may be sent unencoded.
                  * @example ip.src in {192.0.2.0/24 2001:db8::/32}
                  */
                 expression: components["parameters"]["ExpressionQuery"];

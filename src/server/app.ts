@@ -1,0 +1,123 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Logger } from 'pino';
+import type { Store } from '../store';
+import { authenticate } from './auth/authenticate';
+import type { CredentialRegistry, Principal } from './auth/credentials';
+import { handlers } from './handlers';
+import { FilterValidationFailure } from './handlers/filters';
+import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
+import { toApiError } from './http/error-mapper';
+import { notFound } from './http/errors';
+import { basePath, loadDocument, patternMessages } from './http/openapi-document';
+import type { Context, Handler, OperationId } from './http/operations';
+import { requestLogger } from './http/request-logger';
+
+export interface AppOptions {
+  store: Store;
+  credentials: CredentialRegistry;
+  logger: Logger;
+  /** Validate every response against the document (tests and development). */
+  validateResponses?: boolean;
+}
+
+export interface App {
+  app: express.Express;
+  /** Resolves once the validator has compiled the document, so the first request is not slow. */
+  ready: Promise<void>;
+}
+
+interface AuthenticatedRequest extends Request {
+  principal?: Principal;
+  openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> };
+}
+
+const bodyLimit = '1mb';
+
+export function createApp(options: AppOptions): App {
+  const { store, credentials, logger } = options;
+  const document = loadDocument();
+  const patterns = patternMessages(document);
+  const validator = OpenApiValidator.middleware({
+    // The document's server is the templated `{base_url}`; this server always lives at /client/v4.
+    apiSpec: { ...document, servers: [{ url: basePath }] } as never,
+    validateApiSpec: false,
+    validateRequests: { allowUnknownQueryParameters: false, discriminator: true },
+    validateResponses: options.validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    ignoreUndocumented: false,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestLogger(logger));
+  app.use(express.json({ limit: bodyLimit }));
+
+  app.use(basePath, (req: AuthenticatedRequest, _res, next) => {
+    req.principal = authenticate(req.headers, credentials);
+    next();
+  });
+  app.use(validator);
+  app.use(basePath, (req: AuthenticatedRequest, res, next) => {
+    const operationId = req.openapi?.schema?.operationId as OperationId | undefined;
+    const handler = operationId ? (handlers[operationId] as Handler<OperationId> | undefined) : undefined;
+    if (!handler) return next(notFound(req.originalUrl.split('?')[0]!));
+    res.locals.operationId = operationId;
+    const context = {
+      params: req.openapi?.pathParams ?? {},
+      query: req.query,
+      body: req.body,
+      principal: req.principal!,
+      store,
+      path: req.path,
+    } as unknown as Context<OperationId>;
+    handler(context).then(
+      (reply) => sendResult(res, reply.result, reply.result_info),
+      (error: unknown) => next(error),
+    );
+  });
+  app.use((req, _res, next) => next(notFound(req.path)));
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
+    const apiError = toApiError(error, { method: req.method, path: req.path.replace(basePath, '') || '/' }, patterns);
+    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
+    if (apiError.status === 405) res.setHeader('Allow', allowedMethods(document, req.path));
+    sendErrors(res, apiError.status, apiError.errors);
+  });
+
+  return { app, ready: warmUp(validator) };
+}
+
+/** The methods the document declares for the path item matching a request path. */
+function allowedMethods(document: Record<string, unknown>, requestPath: string): string {
+  const relative = requestPath.replace(basePath, '');
+  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (pattern.test(relative)) {
+      return Object.keys(item)
+        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
+        .map((m) => m.toUpperCase())
+        .join(', ');
+    }
+  }
+  return '';
+}
+
+/** Sends one request through the validator alone, so it loads and compiles the document now. */
+async function warmUp(validator: express.RequestHandler[]): Promise<void> {
+  const probe = express();
+  probe.use(validator);
+  probe.use((_req, res) => res.status(204).end());
+  probe.use((_error: unknown, _req: Request, res: Response, _next: NextFunction) => res.status(204).end());
+  const server = createServer(probe);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    await fetch(`http://127.0.0.1:${port}${basePath}/filters/validate-expr?expression=ssl`);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}

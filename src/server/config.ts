@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { loadAuthFile } from './auth/auth-file';
+import { CredentialRegistry, everything, sha256 } from './auth/credentials';
+
+/** The seeded default user: the owner of the default token and key unless API_EMAIL says otherwise. */
+export const DEFAULT_USER_EMAIL = 'user@example.com';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  seedFile: string | undefined;
+  logLevel: string;
+  validateResponses: boolean;
+  credentials: CredentialRegistry;
+  /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
+  generatedToken: string | undefined;
+}
+
+function flag(value: string | undefined, name: string, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  if (/^(1|true|yes|on)$/i.test(value)) return true;
+  if (/^(0|false|no|off)$/i.test(value)) return false;
+  throw new Error(`${name} must be true or false, not "${value}"`);
+}
+
+function port(value: string | undefined): number {
+  if (value === undefined || value === '') return 8787;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`PORT must be an integer from 0 to 65535, not "${value}"`);
+  return n;
+}
+
+const logLevels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** Reads the server's configuration from the environment; throws a readable error for bad values. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
+  const credentials = new CredentialRegistry();
+  const email = env.API_EMAIL?.trim() || DEFAULT_USER_EMAIL;
+  const generatedToken = env.API_TOKEN ? undefined : randomBytes(30).toString('base64url');
+  credentials.addToken(sha256(env.API_TOKEN ?? generatedToken!), { name: 'API_TOKEN', email, scope: everything });
+  if (env.API_KEY) {
+    credentials.addKey(email, sha256(env.API_KEY), { name: 'API_KEY', email, scope: everything });
+  } else if (env.API_EMAIL) {
+    throw new Error('API_EMAIL is set without API_KEY: the key scheme needs both');
+  }
+  if (env.AUTH_FILE) loadAuthFile(env.AUTH_FILE, credentials);
+
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!logLevels.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, not "${logLevel}"`);
+  return {
+    port: port(env.PORT),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR || 'data'),
+    seedFile: env.SEED_FILE ? path.resolve(env.SEED_FILE) : undefined,
+    logLevel,
+    validateResponses: flag(env.VALIDATE_RESPONSES, 'VALIDATE_RESPONSES', false),
+    credentials,
+    generatedToken,
+  };
+}

@@ -1,0 +1,17 @@
+import type { Handlers } from '../http/operations';
+import { filterHandlers } from './filters';
+import { invitationHandlers } from './invitations';
+import { logpushHandlers } from './logpush';
+import { rulesetHandlers } from './rulesets';
+import { wafMigrationHandlers } from './waf-migration';
+import { zoneHandlers } from './zones';
+
+/** Every operation of the document, by operationId. */
+export const handlers: Handlers = {
+  ...zoneHandlers,
+  ...invitationHandlers,
+  ...rulesetHandlers,
+  ...logpushHandlers,
+  ...filterHandlers,
+  ...wafMigrationHandlers,
+};

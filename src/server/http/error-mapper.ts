@@ -1,0 +1,94 @@
+import {
+  ConcurrentWriteError,
+  EntryPointExistsError,
+  InvalidInputError,
+  InvitationAlreadyAnsweredError,
+  MigrationStateConflictError,
+  NotFoundError,
+  ReadOnlyRulesetError,
+  StoreBusyError,
+  VersionMismatchError,
+} from '../../store';
+import { ApiError, Codes, badRequest, notFound } from './errors';
+
+interface ValidatorError {
+  status: number;
+  path?: string;
+  message: string;
+  errors?: { path: string; message: string }[];
+}
+
+function isValidatorError(error: unknown): error is ValidatorError {
+  return typeof error === 'object' && error !== null && typeof (error as ValidatorError).status === 'number' && 'errors' in error;
+}
+
+interface BodyParserError {
+  type: string;
+  status: number;
+  message: string;
+}
+
+function isBodyParserError(error: unknown): error is BodyParserError {
+  return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'status' in error;
+}
+
+/** Messages the document attaches to patterns (`x-pattern-message`), keyed by the pattern. */
+export type PatternMessages = ReadonlyMap<string, string>;
+
+function describe(item: { path: string; message: string }, patterns: PatternMessages): string {
+  const where = item.path.replace(/^\.?\/?/, '').replace(/\./g, '/');
+  const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
+  const message = (pattern && patterns.get(pattern)) || item.message;
+  return `${where} ${message}`;
+}
+
+/** Maps anything thrown while handling a request to the ApiError the client sees. */
+export function toApiError(error: unknown, request: { method: string; path: string }, patterns: PatternMessages): ApiError {
+  if (error instanceof ApiError) return error;
+  if (isBodyParserError(error)) {
+    if (error.type === 'entity.parse.failed') return badRequest(`Malformed JSON in request body: ${error.message}`, Codes.malformedJson);
+    if (error.type === 'entity.too.large') return ApiError.of(413, Codes.payloadTooLarge, 'Request body is larger than 1 MiB');
+    if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
+      return ApiError.of(415, Codes.unsupportedMediaType, `unsupported body encoding: ${error.message}`);
+    }
+  }
+  if (isValidatorError(error)) {
+    switch (error.status) {
+      case 404:
+        return notFound(request.path);
+      case 405:
+        return ApiError.of(405, Codes.methodNotAllowed, `Method ${request.method} not allowed on ${request.path}`);
+      case 415:
+        return ApiError.of(415, Codes.unsupportedMediaType, `unsupported media type: request bodies must be application/json`);
+      case 413:
+        return ApiError.of(413, Codes.payloadTooLarge, 'Request body is larger than 1 MiB');
+      case 400:
+        return new ApiError(
+          400,
+          (error.errors ?? [{ path: '', message: error.message }]).map((item) => ({
+            code: Codes.invalidRequest,
+            message: describe(item, patterns),
+          })),
+        );
+    }
+  }
+  if (error instanceof NotFoundError) return notFound(request.path);
+  if (error instanceof EntryPointExistsError) {
+    return badRequest(
+      `'zone' is not a valid value for kind because exceeded maximum number of zone rulesets for phase ${error.phase}`,
+      Codes.duplicatePhase,
+    );
+  }
+  if (error instanceof InvitationAlreadyAnsweredError) {
+    return badRequest(`invitation ${error.invitation_id} is already ${error.status} and cannot be answered again`, Codes.invitationAnswered);
+  }
+  if (error instanceof MigrationStateConflictError) {
+    return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
+  }
+  if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
+  if (error instanceof InvalidInputError) return badRequest(error.message);
+  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
+    return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
+  }
+  return ApiError.of(500, Codes.internal, 'Internal error');
+}

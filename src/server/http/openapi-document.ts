@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'yaml';
+import type { PatternMessages } from './error-mapper';
+
+/** The bundled document the server validates against (generated/openapi.yaml). */
+export const bundlePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../generated/openapi.yaml');
+
+export const basePath = '/client/v4';
+
+let cached: Record<string, unknown> | undefined;
+
+/** A fresh copy of the bundled document (the validator mutates what it is given). */
+export function loadDocument(): Record<string, unknown> {
+  cached ??= parse(readFileSync(bundlePath, 'utf8')) as Record<string, unknown>;
+  return structuredClone(cached);
+}
+
+/** Every `pattern` of the document that carries an `x-pattern-message`, for readable errors. */
+export function patternMessages(document: unknown): PatternMessages {
+  const found = new Map<string, string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    if (typeof record.pattern === 'string' && typeof record['x-pattern-message'] === 'string') {
+      found.set(record.pattern, record['x-pattern-message']);
+    }
+    Object.values(record).forEach(visit);
+  };
+  visit(document);
+  return found;
+}

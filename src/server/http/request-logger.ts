@@ -1,0 +1,25 @@
+import type { RequestHandler } from 'express';
+import type { Logger } from 'pino';
+
+/**
+ * One structured log line per request: method, path (no query string, which may carry
+ * expressions), status, operation and duration. Headers are never logged: they carry credentials.
+ */
+export function requestLogger(logger: Logger): RequestHandler {
+  return (req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      logger.info(
+        {
+          method: req.method,
+          path: req.originalUrl.split('?')[0],
+          status: res.statusCode,
+          operation: res.locals.operationId,
+          ms: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
