@@ -5,7 +5,7 @@
  */
 import type { Argument } from './ast';
 import { parseComparison } from './comparison';
-import type { Cursor } from './cursor';
+import { type Cursor, isDigit } from './cursor';
 import { parseLogical } from './expressions';
 import { lexInt } from './literals/integers';
 import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
@@ -31,7 +31,7 @@ export function parseArgument(c: Cursor, depth: number): Argument {
   if (first === '(' || startsWithNot(c) || name === 'any' || name === 'all') return parseLogical(c, depth);
   if (!FIELDS.has(name) && !FUNCTIONS.has(name)) {
     if (HEX_BYTES.test(c.source.slice(c.pos, c.pos + 4))) return lexBytesLiteral(c);
-    if (first === '-' || (first >= '0' && first <= '9')) return lexInt(c);
+    if (first === '-' || isDigit(first)) return lexInt(c);
   }
   const value = parseValue(c, depth, parseArgument);
   return followedByOperator(c) ? parseComparison(c, value) : value;

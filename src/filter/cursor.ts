@@ -74,6 +74,12 @@ export class Cursor {
   }
 }
 
-export const isHexDigit = (c: string): boolean => /^[0-9a-fA-F]$/.test(c);
-export const isDigit = (c: string): boolean => c >= '0' && c <= '9' && c.length === 1;
-export const isIdentifierChar = (c: string): boolean => /^[0-9A-Za-z_]$/.test(c);
+function inRange(c: string, low: number, high: number): boolean {
+  const code = c.charCodeAt(0);
+  return c.length === 1 && code >= low && code <= high;
+}
+
+export const isDigit = (c: string): boolean => inRange(c, 0x30, 0x39);
+export const isHexDigit = (c: string): boolean => isDigit(c) || inRange(c, 0x41, 0x46) || inRange(c, 0x61, 0x66);
+export const isIdentifierChar = (c: string): boolean =>
+  isDigit(c) || inRange(c, 0x41, 0x5a) || inRange(c, 0x61, 0x7a) || c === '_';

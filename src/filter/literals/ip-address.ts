@@ -21,12 +21,12 @@ export function familyBits(v6: boolean): number {
 function parseIpv4(text: string): bigint | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
-  let value = 0n;
+  let value = 0;
   for (const part of parts) {
     if (!OCTET.test(part) || Number(part) > 255) return undefined;
-    value = (value << 8n) | BigInt(part);
+    value = value * 256 + Number(part);
   }
-  return value;
+  return BigInt(value);
 }
 
 /** The 16-bit groups of one side of `::`; a dotted quad may end the last side. */
@@ -76,7 +76,8 @@ export function parseIp(text: string): IpValue | undefined {
 /** Canonical text: dotted quad, or RFC 5952 IPv6 (lower case, longest zero run compressed). */
 export function formatIp(ip: IpValue): string {
   if (!ip.v6) {
-    return [24n, 16n, 8n, 0n].map((shift) => ((ip.value >> shift) & 0xffn).toString()).join('.');
+    const value = Number(ip.value);
+    return [2 ** 24, 2 ** 16, 2 ** 8, 1].map((unit) => Math.floor(value / unit) % 256).join('.');
   }
   const groups = Array.from({ length: 8 }, (_, i) => Number((ip.value >> BigInt(112 - 16 * i)) & 0xffffn));
   let bestStart = -1;

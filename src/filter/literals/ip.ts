@@ -3,12 +3,12 @@
  * (mask bounds by family, host bits zero) and `first..last` ranges of one family.
  */
 import type { IpCidrItem, IpLiteral, IpRangeItem } from '../ast';
-import type { Cursor } from '../cursor';
+import { type Cursor, isHexDigit } from '../cursor';
 import { type IpValue, familyBits, formatIp, hostMask, parseIp } from './ip-address';
 import { U8, parseRadix } from './radix';
 
 const ADDRESS_ERROR = "couldn't parse address in network: invalid IP address syntax";
-const isIpChar = (c: string): boolean => /^[0-9a-fA-F:./]$/.test(c);
+const isIpChar = (c: string): boolean => isHexDigit(c) || c === ':' || c === '.' || c === '/';
 
 function takeChunk(c: Cursor): { start: number; text: string } {
   const start = c.pos;

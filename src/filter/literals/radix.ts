@@ -14,13 +14,16 @@ interface Bounds {
   readonly signed: boolean;
 }
 
+function failure(what: string, radix: number): RadixResult {
+  return { ok: false, reason: `${what} while parsing with radix ${radix}` };
+}
+
 export function parseRadix(text: string, radix: number, bounds: Bounds): RadixResult {
-  const failure = (what: string): RadixResult => ({ ok: false, reason: `${what} while parsing with radix ${radix}` });
-  if (text === '') return failure('cannot parse integer from empty string');
+  if (text === '') return failure('cannot parse integer from empty string', radix);
   let digits = text;
   let negative = false;
   if (text[0] === '+' || (bounds.signed && text[0] === '-')) {
-    if (text.length === 1) return failure('invalid digit found in string');
+    if (text.length === 1) return failure('invalid digit found in string', radix);
     negative = text[0] === '-';
     digits = text.slice(1);
   }
@@ -28,10 +31,10 @@ export function parseRadix(text: string, radix: number, bounds: Bounds): RadixRe
   let value = 0n;
   for (const char of digits) {
     const digit = Number.parseInt(char, radix);
-    if (Number.isNaN(digit)) return failure('invalid digit found in string');
+    if (Number.isNaN(digit)) return failure('invalid digit found in string', radix);
     value = value * big + (negative ? -BigInt(digit) : BigInt(digit));
-    if (value > bounds.max) return failure('number too large to fit in target type');
-    if (value < bounds.min) return failure('number too small to fit in target type');
+    if (value > bounds.max) return failure('number too large to fit in target type', radix);
+    if (value < bounds.min) return failure('number too small to fit in target type', radix);
   }
   return { ok: true, value };
 }
