@@ -53,6 +53,13 @@ export class Cursor {
     if (!this.eat(text)) this.failRest(`expected literal ${JSON.stringify(text)}`);
   }
 
+  /** The characters from here while `test` holds (possibly ''), without consuming them. */
+  peekWhile(test: (c: string) => boolean): string {
+    let at = this.pos;
+    while (at < this.end && test(this.source[at] ?? '')) at++;
+    return this.source.slice(this.pos, at);
+  }
+
   /** Consumes characters while `test` holds and returns them (possibly ''). */
   takeWhile(test: (c: string) => boolean): string {
     const start = this.pos;

@@ -4,12 +4,23 @@
  * conditions over them to arrays of Booleans that `any`/`all` fold (logical
  * operators combine such arrays element by element, up to the shorter one).
  */
-import type { Argument, Comparison, Expression, SetLiteral, ValueExpr } from './ast';
+import type {
+  Argument,
+  BytesLiteral,
+  Comparison,
+  Expression,
+  IntLiteral,
+  IpLiteral,
+  ListReference,
+  OrderingOp,
+  SetLiteral,
+  ValueExpr,
+} from './ast';
 import { isExpression } from './ast';
 import { binaryToUtf8 } from './bytes';
 import { type RequestContext, toRuntime } from './context';
 import { FUNCTION_LIBRARY } from './function-library';
-import { setMatcher, listMatcher, type ListValues } from './membership';
+import { type ListValues, listMatcher, setMatcher } from './membership';
 import { compileRegexMatcher } from './regex-matcher';
 import { compileWildcard } from './literals/wildcard';
 import { parseIp } from './literals/ip-address';
@@ -104,7 +115,7 @@ function compileArgument(arg: Argument, options: CompileOptions): Compiled<Maybe
   return condition.many ? { many: false, run: (env) => condition.run(env) } : condition;
 }
 
-function compileSet(rhs: SetLiteral | { kind: 'list'; name: string }, options: CompileOptions, type: FilterType) {
+function compileSet(rhs: SetLiteral | ListReference, options: CompileOptions, type: FilterType) {
   return rhs.kind === 'set' ? setMatcher(rhs) : listMatcher(options.lists?.[rhs.name], type);
 }
 
@@ -134,7 +145,16 @@ function predicate(node: Comparison, options: CompileOptions): (value: Runtime) 
   }
 }
 
-function ordering(op: Comparison['op'], rhs: Comparison['rhs']): (value: Runtime) => boolean {
+const ORDERINGS: Readonly<Record<OrderingOp, (order: number) => boolean>> = {
+  eq: (o) => o === 0,
+  ne: (o) => o !== 0,
+  lt: (o) => o < 0,
+  le: (o) => o <= 0,
+  gt: (o) => o > 0,
+  ge: (o) => o >= 0,
+};
+
+function ordering(op: OrderingOp, rhs: BytesLiteral | IntLiteral | IpLiteral): (value: Runtime) => boolean {
   if (rhs.kind === 'ip') {
     const address = parseIp(rhs.address);
     if (!address) throw new Error(`unreadable address in a checked tree: ${rhs.address}`);
@@ -142,26 +162,12 @@ function ordering(op: Comparison['op'], rhs: Comparison['rhs']): (value: Runtime
     const equal = (v: Runtime) => isIp(v) && v.v6 === address.v6 && v.value === address.value;
     return op === 'ne' ? (v) => !equal(v) : equal;
   }
-  if (rhs.kind !== 'bytes' && rhs.kind !== 'int') throw new Error(`operator ${op} with a ${rhs.kind} right side`);
   const literal = rhs.value;
-  const compare = (v: Runtime): number | undefined => {
-    if (typeof v !== typeof literal) return undefined;
-    const value = v as typeof literal;
-    return value < literal ? -1 : value > literal ? 1 : 0;
-  };
-  const accept: Record<string, (order: number) => boolean> = {
-    eq: (o) => o === 0,
-    ne: (o) => o !== 0,
-    lt: (o) => o < 0,
-    le: (o) => o <= 0,
-    gt: (o) => o > 0,
-    ge: (o) => o >= 0,
-  };
-  const test = accept[op];
-  if (!test) throw new Error(`unknown ordering operator ${op}`);
+  const accept = ORDERINGS[op];
   return (v) => {
-    const order = compare(v);
-    return order !== undefined && test(order);
+    if (typeof v !== typeof literal) return false;
+    const value = v as typeof literal;
+    return accept(value < literal ? -1 : value > literal ? 1 : 0);
   };
 }
 
@@ -195,9 +201,9 @@ function compileExpression(node: Expression, options: CompileOptions): Compiled<
     case 'logical': {
       const operands = node.operands.map((o) => compileExpression(o, options));
       const fold = FOLDS[node.op];
-      if (operands.every((o): o is Many<boolean> => o.many)) {
-        return { many: true, run: (env) => combine(operands.map((o) => o.run(env)), fold) };
-      }
+      const many = operands.filter((o): o is Many<boolean> => o.many);
+      if (many.length === operands.length) return { many: true, run: (env) => combine(many.map((o) => o.run(env)), fold) };
+      if (many.length > 0) throw new Error('a logical operator over Bool and Array(Bool) passed the checker');
       const singles = operands.filter((o): o is One<boolean> => !o.many);
       if (node.op === 'and') return { many: false, run: (env) => singles.every((o) => o.run(env)) };
       if (node.op === 'or') return { many: false, run: (env) => singles.some((o) => o.run(env)) };

@@ -3,16 +3,18 @@
  * `or`, where a simple condition is `( ... )`, `not simple`, `any(...)`,
  * `all(...)` or a comparison. Operator chains are read in a loop with an
  * operator stack (no recursion per operand), and a chain of one operator
- * becomes one n-ary node.
+ * becomes one n-ary node. Function arguments live here too, since an argument
+ * may itself be a condition.
  */
 import type { Argument, Expression, Logical, LogicalOp, Quantifier } from './ast';
-import { parseArgument } from './arguments';
 import { parseArguments } from './calls';
 import { parseComparison } from './comparison';
-import type { Cursor } from './cursor';
+import { type Cursor, isDigit } from './cursor';
+import { lexInt } from './literals/integers';
+import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
 import { enterLevel } from './nesting';
-import { PRECEDENCE, lexLogicalOp, lexNot } from './operators';
-import { FUNCTIONS } from './scheme';
+import { PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot } from './operators';
+import { FIELDS, FUNCTIONS } from './scheme';
 import { sameType, typeName } from './types';
 import { parseValue, peekIdentifier } from './values';
 
@@ -90,3 +92,31 @@ export function parseLogical(c: Cursor, depth: number): Expression {
   return result;
 }
 
+const HEX_BYTES = /^[0-9a-fA-F]{2}[:.-][0-9a-fA-F]/;
+
+function followedByOperator(c: Cursor): boolean {
+  const start = c.pos;
+  c.skipSpace();
+  const found = lexComparisonOp(c) !== undefined;
+  c.pos = start;
+  return found;
+}
+
+/**
+ * One function argument: a string or integer literal (or byte string), a full
+ * condition when it starts with `(`, `not`, `any(` or `all(`, or a value
+ * optionally followed by one comparison (`lower(http.host) == "a"` inside a call).
+ */
+function parseArgument(c: Cursor, depth: number): Argument {
+  const first = c.peek();
+  const second = c.peek(1);
+  if (first === '"' || (first === 'r' && (second === '"' || second === '#'))) return lexStringLiteral(c);
+  const name = peekIdentifier(c);
+  if (first === '(' || startsWithNot(c) || name === 'any' || name === 'all') return parseLogical(c, depth);
+  if (!FIELDS.has(name) && !FUNCTIONS.has(name)) {
+    if (HEX_BYTES.test(c.source.slice(c.pos, c.pos + 4))) return lexBytesLiteral(c);
+    if (first === '-' || isDigit(first)) return lexInt(c);
+  }
+  const value = parseValue(c, depth, parseArgument);
+  return followedByOperator(c) ? parseComparison(c, value) : value;
+}

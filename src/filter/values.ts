@@ -16,13 +16,7 @@ const MAX_ARRAY_INDEX = 2n ** 32n - 1n;
 
 /** The dotted name at the cursor, without consuming it ('' when there is none). */
 export function peekIdentifier(c: Cursor): string {
-  const start = c.pos;
-  try {
-    c.takeWhile((ch) => isIdentifierChar(ch) || ch === '.');
-    return c.slice(start);
-  } finally {
-    c.pos = start;
-  }
+  return c.peekWhile((ch) => isIdentifierChar(ch) || ch === '.');
 }
 
 function lexIdentifier(c: Cursor): string {
