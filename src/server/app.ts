@@ -11,7 +11,7 @@ import { FilterValidationFailure } from './handlers/filters';
 import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
-import { basePath, loadDocument, patternMessages } from './http/openapi-document';
+import { basePath, loadValidationDocument, patternMessages } from './http/openapi-document';
 import type { Context, Handler, OperationId } from './http/operations';
 import { requestLogger } from './http/request-logger';
 
@@ -38,7 +38,7 @@ const bodyLimit = '1mb';
 
 export function createApp(options: AppOptions): App {
   const { store, credentials, logger } = options;
-  const document = loadDocument();
+  const document = loadValidationDocument();
   const patterns = patternMessages(document);
   const validator = OpenApiValidator.middleware({
     // The document's server is the templated `{base_url}`; this server always lives at /client/v4.

@@ -17,6 +17,24 @@ export function loadDocument(): Record<string, unknown> {
   return structuredClone(cached);
 }
 
+/**
+ * The document as the validators take it: Ajv's `discriminator` keyword finds each branch by
+ * its `const` action and refuses `mapping`, which is only there for docs and generated types.
+ */
+export function loadValidationDocument(): Record<string, unknown> {
+  const document = loadDocument();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    const discriminator = record.discriminator as Record<string, unknown> | undefined;
+    if (discriminator && typeof discriminator === 'object') delete discriminator.mapping;
+    Object.values(record).forEach(visit);
+  };
+  visit(document);
+  return document;
+}
+
 /** Every `pattern` of the document that carries an `x-pattern-message`, for readable errors. */
 export function patternMessages(document: unknown): PatternMessages {
   const found = new Map<string, string>();

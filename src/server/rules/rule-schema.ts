@@ -1,6 +1,6 @@
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { loadDocument } from '../http/openapi-document';
+import { loadValidationDocument } from '../http/openapi-document';
 
 let validateRule: ValidateFunction | undefined;
 
@@ -10,7 +10,7 @@ let validateRule: ValidateFunction | undefined;
  */
 export function ruleSchemaErrors(rule: unknown): string[] {
   if (!validateRule) {
-    const document = loadDocument();
+    const document = loadValidationDocument();
     const ajv = new Ajv2020({ strict: false, discriminator: true, allErrors: false });
     addFormats(ajv);
     // readOnly fields (last_updated, categories...) are the server's own on a stored rule.

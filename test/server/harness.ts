@@ -1,0 +1,97 @@
+// Starts the management API in-process on a free loopback port, over a SQLite store in a
+// temporary data directory, with response validation on: every response is checked against
+// the document, so a handler that answers off-contract fails the test that called it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { createApiClient, type ApiClient } from '../../src/client';
+import { createApp, CredentialRegistry, everything, sha256, type Scope } from '../../src/server';
+import { openSqliteStore, type Clock, type Store } from '../../src/store';
+
+export const ids = {
+  account: '023e105f4ecef8ad9ca31a8372d0c353',
+  enterpriseZone: 'db737a563ced53f224ff5eae44905c5e',
+  businessZone: '3f27d707f74126e7e43f7d379a9bdcc7',
+  proZone: '9d6991f5ca85bf43524971c922c4bcfc',
+  uriOverrideZone: '4664f8ed5074f32e2702495db5e75b64',
+  manyRulesZone: 'fccef9540109d0a73ea14e6cedba57b2',
+  longExpressionZone: 'a1e0c5b27d3f4e8c9b6a2d1f0e3c4b5a',
+  invitation: '54cc8d424f72455b004f6066cb96b244',
+  owasp: '4814384a9e5d4991b9815dcfc25d2f1f',
+  owaspLastRule: '6179ae15870a4bb7b2d480d4843b323c',
+  managed: 'efb7b8c949ac4650a09736fc376e9aee',
+} as const;
+
+export const userEmail = 'user@example.com';
+export const token = 'test-token-with-access-to-everything';
+export const apiKey = 'test-global-api-key';
+
+export interface ExtraToken {
+  token: string;
+  email?: string;
+  scope: Scope;
+}
+
+export interface TestServer {
+  baseUrl: string;
+  api: ApiClient;
+  store: Store;
+  dataDir: string;
+  /** A client with other credentials (or none). */
+  client(credentials?: { token: string } | { email: string; key: string }): ApiClient;
+  /** Plain fetch against the server, for what the typed client cannot send. */
+  fetch(pathAndQuery: string, init?: RequestInit): Promise<Response>;
+  stop(options?: { keepData?: boolean }): Promise<void>;
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  clock?: Clock;
+  tokens?: ExtraToken[];
+}
+
+export async function startServer(options: StartOptions = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'api-server-'));
+  const store = await openSqliteStore({ dataDir, ...(options.clock ? { clock: options.clock } : {}) });
+  const credentials = new CredentialRegistry();
+  credentials.addToken(sha256(token), { name: 'test', email: userEmail, scope: everything });
+  credentials.addKey(userEmail, sha256(apiKey), { name: 'test-key', email: userEmail, scope: everything });
+  for (const extra of options.tokens ?? []) {
+    credentials.addToken(sha256(extra.token), { name: 'extra', email: extra.email ?? null, scope: extra.scope });
+  }
+  const { app, ready } = createApp({ store, credentials, logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }), validateResponses: true });
+  await ready;
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const { port } = server.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}/client/v4`;
+  const client = (credentials: { token: string } | { email: string; key: string } = { token }) =>
+    createApiClient({ baseUrl, credentials });
+  return {
+    baseUrl,
+    api: client(),
+    store,
+    dataDir,
+    client,
+    fetch: (pathAndQuery, init) => fetch(`${baseUrl}${pathAndQuery}`, init),
+    async stop({ keepData = false } = {}) {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await store.close();
+      if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function bearer(value = token): Record<string, string> {
+  return { Authorization: `Bearer ${value}` };
+}
+
+/** A JSON request with the default token. */
+export function json(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
+  return { method, headers: { ...bearer(), 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
