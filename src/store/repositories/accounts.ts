@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
-import { fromJson, toCount } from '../codecs';
-import { resolvePage, toPage } from '../paging';
+import { fromJson } from '../codecs';
+import { fetchPage } from '../paged-query';
+import { resolvePage } from '../paging';
 import type { AccountsTable } from '../schema/tables';
 import type { Executor } from '../session';
 import type { AccountRepository } from '../store';
@@ -19,19 +20,7 @@ export function accountRepository(executor: Executor): AccountRepository {
     list: (request) =>
       executor.read(async ({ db }) => {
         const window = resolvePage(request, ACCOUNT_ORDERS);
-        const { total } = await db
-          .selectFrom('accounts')
-          .select((eb) => eb.fn.countAll<string | number>().as('total'))
-          .executeTakeFirstOrThrow();
-        const rows = await db
-          .selectFrom('accounts')
-          .selectAll()
-          .orderBy(window.order, window.direction)
-          .orderBy('id', window.direction)
-          .limit(window.per_page)
-          .offset(window.offset)
-          .execute();
-        return toPage(rows.map(toAccount), toCount(total), window);
+        return fetchPage(db.selectFrom('accounts'), (q) => q.selectAll(), window, 'accounts', (rows) => rows.map(toAccount));
       }),
   };
 }

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
-import { fromJson, toCount } from '../codecs';
-import { resolvePage, toPage } from '../paging';
+import { fromJson } from '../codecs';
+import { fetchPage } from '../paged-query';
+import { resolvePage } from '../paging';
 import type { CertificatePacksTable } from '../schema/tables';
 import type { Executor, ReadContext } from '../session';
 import type { CertificatePackRepository } from '../store';
@@ -30,17 +31,7 @@ export function certificatePackRepository(executor: Executor): CertificatePackRe
         if (options?.status !== undefined && options.status !== ALL_STATUSES) {
           packs = packs.where('status', '=', options.status);
         }
-        const { total } = await packs
-          .select((eb) => eb.fn.countAll<string | number>().as('total'))
-          .executeTakeFirstOrThrow();
-        const rows = await packs
-          .selectAll()
-          .orderBy(window.order, window.direction)
-          .orderBy('id', window.direction)
-          .limit(window.per_page)
-          .offset(window.offset)
-          .execute();
-        return toPage(await withCertificates(db, rows), toCount(total), window);
+        return fetchPage(packs, (q) => q.selectAll(), window, 'certificate_packs', (rows) => withCertificates(db, rows));
       }),
   };
 }

@@ -1,5 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
-import { canonicalJson, fromFlag, fromJson, inBatches, toCount, toFlag, toJson } from '../codecs';
+import { canonicalJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
 import {
   ConcurrentWriteError,
   EntryPointExistsError,
@@ -9,7 +9,8 @@ import {
   VersionMismatchError,
 } from '../errors';
 import { newId } from '../ids';
-import { resolvePage, toPage, type PageRequest } from '../paging';
+import { fetchPage } from '../paged-query';
+import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
 import type { RulesetRepository, RulesetWriteOptions } from '../store';
@@ -35,7 +36,7 @@ const VERSION_PATTERN = /^[1-9][0-9]*$/;
 const DEFAULT_ENTRY_POINT_NAME = 'default';
 
 /** Kind of the per-phase entry point ruleset at each level. */
-export function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
+function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
   return 'zone_id' in scope ? 'zone' : 'root';
 }
 
@@ -43,15 +44,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
   return {
     list: (scope, page) => executor.read((ctx) => listRulesets(ctx.db, scope, page)),
 
-    get: (scope, id) =>
-      executor.read(async (ctx) => {
-        const row = await visibleRow(ctx.db, scope, id);
-        if (row === undefined) {
-          return null;
-        }
-        ctx.noteRulesetVersion(row.id, row.version);
-        return loadRuleset(ctx.db, row);
-      }),
+    get: (scope, id) => executor.read(async (ctx) => readRuleset(ctx, await visibleRow(ctx.db, scope, id))),
 
     getVersion: (scope, id, version) =>
       executor.read(async (ctx) => {
@@ -72,14 +65,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
       }),
 
     getEntryPoint: (scope, phase) =>
-      executor.read(async (ctx) => {
-        const row = await entryPointRow(ctx.db, scope, phase);
-        if (row === undefined) {
-          return null;
-        }
-        ctx.noteRulesetVersion(row.id, row.version);
-        return loadRuleset(ctx.db, row);
-      }),
+      executor.read(async (ctx) => readRuleset(ctx, await entryPointRow(ctx.db, scope, phase))),
 
     create: (scope, input) => executor.write((ctx) => createRuleset(ctx, scope, input)),
 
@@ -136,6 +122,15 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
   };
 }
 
+/** A read inside a transaction remembers the version it saw: a later write there compares against it. */
+async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promise<Ruleset | null> {
+  if (row === undefined) {
+    return null;
+  }
+  ctx.noteRulesetVersion(row.id, row.version);
+  return loadRuleset(ctx.db, row);
+}
+
 async function listRulesets(db: Queryable, scope: RulesetScope, request: PageRequest<string> | undefined) {
   const window = resolvePage(request, RULESET_ORDERS);
   const visible = db.selectFrom('rulesets').where((eb) =>
@@ -143,15 +138,7 @@ async function listRulesets(db: Queryable, scope: RulesetScope, request: PageReq
       ? eb('zone_id', '=', scope.zone_id)
       : eb.or([eb('account_id', '=', scope.account_id), eb.and([eb('account_id', 'is', null), eb('zone_id', 'is', null)])]),
   );
-  const { total } = await visible.select((eb) => eb.fn.countAll<string | number>().as('total')).executeTakeFirstOrThrow();
-  const rows = await visible
-    .selectAll()
-    .orderBy(window.order, window.direction)
-    .orderBy('id', window.direction)
-    .limit(window.per_page)
-    .offset(window.offset)
-    .execute();
-  return toPage(rows.map(toSummary), toCount(total), window);
+  return fetchPage(visible, (q) => q.selectAll(), window, 'rulesets', (rows) => rows.map(toSummary));
 }
 
 /** A ruleset the scope may read: its own, or (from an account) a platform-managed one. */
@@ -409,7 +396,7 @@ function sameFields(a: RuleFields, b: RuleFields): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-function fieldColumns(fields: RuleFields): Omit<Insertable<RulesTable>, 'ruleset_id' | 'id' | 'position' | 'version' | 'last_updated'> {
+export function fieldColumns(fields: RuleFields): Omit<RuleRow, 'ruleset_id' | 'id' | 'position' | 'version' | 'last_updated'> {
   return {
     action: fields.action,
     action_parameters: fields.action_parameters === undefined ? null : toJson(fields.action_parameters),

@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
-import { fromFlag, fromJson, fromJsonOrNull, toCount } from '../codecs';
-import { resolvePage, toPage } from '../paging';
-import type { ZonesTable } from '../schema/tables';
+import type { Selectable, SelectQueryBuilder } from 'kysely';
+import { fromFlag, fromJson, fromJsonOrNull } from '../codecs';
+import { fetchPage } from '../paged-query';
+import { resolvePage } from '../paging';
+import type { Database, ZonesTable } from '../schema/tables';
 import type { Executor, ReadContext } from '../session';
 import type { ZoneRepository } from '../store';
 import type { Zone } from '../types';
@@ -21,31 +22,21 @@ export function zoneRepository(executor: Executor): ZoneRepository {
     list: (filter, request) =>
       executor.read(async ({ db }) => {
         const window = resolvePage(request, ZONE_ORDERS);
-        let zones = selectZones(db);
+        let zones = db.selectFrom('zones').innerJoin('accounts', 'accounts.id', 'zones.account_id');
         if (filter?.account_id !== undefined) {
           zones = zones.where('zones.account_id', '=', filter.account_id);
         }
-        const { total } = await zones
-          .clearSelect()
-          .select((eb) => eb.fn.countAll<string | number>().as('total'))
-          .executeTakeFirstOrThrow();
-        const rows = await zones
-          .orderBy(`zones.${window.order}`, window.direction)
-          .orderBy('zones.id', window.direction)
-          .limit(window.per_page)
-          .offset(window.offset)
-          .execute();
-        return toPage(rows.map(toZone), toCount(total), window);
+        return fetchPage(zones, withAccountName, window, 'zones', (rows) => rows.map(toZone));
       }),
   };
 }
 
 function selectZones(db: ReadContext['db']) {
-  return db
-    .selectFrom('zones')
-    .innerJoin('accounts', 'accounts.id', 'zones.account_id')
-    .selectAll('zones')
-    .select('accounts.name as account_name');
+  return withAccountName(db.selectFrom('zones').innerJoin('accounts', 'accounts.id', 'zones.account_id'));
+}
+
+function withAccountName(query: SelectQueryBuilder<Database, 'zones' | 'accounts', object>) {
+  return query.selectAll('zones').select('accounts.name as account_name');
 }
 
 function toZone(row: ZoneRow): Zone {

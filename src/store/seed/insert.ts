@@ -1,6 +1,6 @@
 import { inBatches, toFlag, toJson } from '../codecs';
 import { LOGPUSH_JOB_COUNTER } from '../repositories/logpush-jobs';
-import { toRule, toSummary } from '../repositories/rulesets';
+import { fieldColumns, toRule, toSummary } from '../repositories/rulesets';
 import type { ReadContext, WriteContext } from '../session';
 import type { Ruleset } from '../types';
 import type { SeedFile, SeedRule, SeedRuleset } from './schema';
@@ -198,16 +198,7 @@ function ruleRow(rulesetId: string, position: number, rule: SeedRule) {
     id: rule.id,
     position,
     version: Number(rule.version),
-    action: rule.action,
-    action_parameters: rule.action_parameters === undefined ? null : toJson(rule.action_parameters),
-    expression: rule.expression,
-    description: rule.description,
-    ref: rule.ref,
-    enabled: toFlag(rule.enabled),
-    categories: rule.categories === undefined ? null : toJson(rule.categories),
-    score: rule.score ?? null,
-    score_threshold: rule.score_threshold ?? null,
-    logging: rule.logging === undefined ? null : toJson(rule.logging),
     last_updated: rule.last_updated,
+    ...fieldColumns(rule),
   };
 }
