@@ -50,12 +50,22 @@ export async function openKyselyStore(
     const seedFile = options.seed ?? DEFAULT_SEED_FILE;
     if (seedFile !== false && (await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)))) {
       const seed = await loadSeedFile(seedFile);
-      // Another process may have seeded meanwhile: insert only if still empty under the write lock.
-      await runInTransaction(env, async (ctx) => {
-        if (await isEmpty(ctx.db)) {
-          await insertSeed(ctx, seed);
+      try {
+        // Another process may have seeded meanwhile: insert only if still empty under the write lock.
+        await runInTransaction(env, async (ctx) => {
+          if (await isEmpty(ctx.db)) {
+            await insertSeed(ctx, seed);
+          }
+        });
+      } catch (error) {
+        // Engines without a database-wide write lock let two openers both see it empty;
+        // the loser's inserts collide with the winner's rows, and the winner's seed stands.
+        const seededByAnother =
+          dialect.isUniqueViolation(error) && !(await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)));
+        if (!seededByAnother) {
+          throw error;
         }
-      });
+      }
     }
   } catch (error) {
     await db.destroy();
