@@ -39,7 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   const credentials = new CredentialRegistry();
   const email = env.API_EMAIL?.trim() || DEFAULT_USER_EMAIL;
   const generatedToken = env.API_TOKEN ? undefined : randomBytes(30).toString('base64url');
-  credentials.addToken(sha256(env.API_TOKEN ?? generatedToken!), { name: 'API_TOKEN', email, scope: everything });
+  credentials.addToken(sha256(env.API_TOKEN || generatedToken!), { name: 'API_TOKEN', email, scope: everything });
   if (env.API_KEY) {
     credentials.addKey(email, sha256(env.API_KEY), { name: 'API_KEY', email, scope: everything });
   } else if (env.API_EMAIL) {
