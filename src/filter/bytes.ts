@@ -18,7 +18,7 @@ export function fromBytes(bytes: Uint8Array): string {
   return out;
 }
 
-export function toBytes(binary: string): Uint8Array {
+function toBytes(binary: string): Uint8Array {
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;

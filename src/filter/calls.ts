@@ -12,13 +12,13 @@ import { type FilterType, typeName } from './types';
 
 export type ArgumentParser = (c: Cursor, depth: number) => Argument;
 
-export function argumentType(arg: Argument): FilterType {
+function argumentType(arg: Argument): FilterType {
   if (arg.kind === 'bytes') return 'Bytes';
   if (arg.kind === 'int') return 'Int';
   return arg.type;
 }
 
-export function isMapped(arg: Argument): boolean {
+function isMapped(arg: Argument): boolean {
   return !isLiteral(arg) && !isExpression(arg) && arg.mapped;
 }
 

@@ -17,7 +17,7 @@
 import { fromBytes, utf8ToBinary } from './bytes';
 import { parseIp } from './literals/ip-address';
 import type { Runtime } from './runtime';
-import { type FilterType, typeName } from './types';
+import { type FilterType, isArray, typeName } from './types';
 
 export type FieldValue =
   | string
@@ -57,7 +57,7 @@ export function toRuntime(value: unknown, type: FilterType, path: string): Runti
     if (typeof value === 'string') {
       return parseIp(value) ?? mismatch(path, type, value);
     }
-  } else if ('array' in type) {
+  } else if (isArray(type)) {
     if (Array.isArray(value)) return value.map((item: unknown, i) => toRuntime(item, type.array, `${path}[${i}]`));
   } else if (isRecord(value)) {
     return new Map(Object.entries(value).map(([key, item]) => [key, toRuntime(item, type.map, `${path}[${JSON.stringify(key)}]`)]));

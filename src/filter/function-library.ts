@@ -9,7 +9,7 @@ import { RE2JS } from 're2js';
 import { asciiLower, asciiUpper, binaryToUtf8, utf8ToBinary } from './bytes';
 import { familyBits, formatIp, hostMask } from './literals/ip-address';
 import { compileWildcard } from './literals/wildcard';
-import { type MaybeValue, type Runtime, asArray, asBytes, asInt, asMap, isIp, sameValue } from './runtime';
+import { type MaybeValue, asArray, asBytes, asInt, asMap, isIp, sameValue } from './runtime';
 
 type Impl = (args: readonly MaybeValue[]) => MaybeValue;
 type Factory = (literals: readonly MaybeValue[]) => Impl;
@@ -218,8 +218,8 @@ export const FUNCTION_LIBRARY: Readonly<Record<string, Factory>> = {
   }),
   has_value: simple(([collection, value]) => {
     if (value === undefined) return undefined;
-    const items: readonly Runtime[] | undefined = asArray(collection) ?? (asMap(collection) && [...(asMap(collection)?.values() ?? [])]);
-    return items?.some((item) => sameValue(item, value));
+    const items = asArray(collection) ?? [...(asMap(collection)?.values() ?? [])];
+    return items.some((item) => sameValue(item, value));
   }),
   join: simple(([items, separator]) => {
     const list = asArray(items);

@@ -35,38 +35,26 @@ export function typeName(t: FilterType): string {
   return `Map(${typeName(t.map)})`;
 }
 
-/**
- * Reads an engine type as the catalogue writes it (`Bytes`, `Array<Int>`,
- * `Map<Array<Bytes>>`). Throws on anything else: the catalogue is data we ship,
- * so a bad entry is a build defect, not user input.
- */
-export function parseEngineType(text: string): FilterType {
-  const scalar = ['Bytes', 'Int', 'Bool', 'Ip'] as const;
-  const found = scalar.find((s) => s === text);
-  if (found) return found;
-  const container = /^(Array|Map)<(.+)>$/.exec(text);
-  if (container?.[1] && container[2]) {
-    const inner = parseEngineType(container[2]);
-    return container[1] === 'Array' ? { array: inner } : { map: inner };
-  }
-  throw new Error(`unknown engine type in the scheme catalogue: ${text}`);
-}
-
-/** Reads a documented type name (`String`, `Integer`, `IP address`, `Array<Boolean>`...). */
-export function parseDocType(text: string): FilterType {
-  const names: Record<string, ScalarType> = {
-    String: 'Bytes',
-    Bytes: 'Bytes',
-    Integer: 'Int',
-    Boolean: 'Bool',
-    'IP address': 'Ip',
-  };
-  const scalar = names[text];
+/** `Array<T>` and `Map<T>` around a scalar named by `scalars`; throws on anything else. */
+function parseTypeText(text: string, scalars: Readonly<Record<string, ScalarType>>, vocabulary: string): FilterType {
+  const scalar = scalars[text];
   if (scalar) return scalar;
   const container = /^(Array|Map)<(.+)>$/.exec(text);
   if (container?.[1] && container[2]) {
-    const inner = parseDocType(container[2]);
+    const inner = parseTypeText(container[2], scalars, vocabulary);
     return container[1] === 'Array' ? { array: inner } : { map: inner };
   }
-  throw new Error(`unknown documented type in the scheme catalogue: ${text}`);
+  // The catalogue is data we ship, so a bad entry is a build defect, not user input.
+  throw new Error(`unknown ${vocabulary} type in the scheme catalogue: ${text}`);
+}
+
+/** An engine type as the catalogue writes it: `Bytes`, `Array<Int>`, `Map<Array<Bytes>>`. */
+export function parseEngineType(text: string): FilterType {
+  return parseTypeText(text, { Bytes: 'Bytes', Int: 'Int', Bool: 'Bool', Ip: 'Ip' }, 'engine');
+}
+
+/** A documented type name: `String`, `Integer`, `IP address`, `Array<Boolean>`... */
+export function parseDocType(text: string): FilterType {
+  const names = { String: 'Bytes', Bytes: 'Bytes', Integer: 'Int', Boolean: 'Bool', 'IP address': 'Ip' } as const;
+  return parseTypeText(text, names, 'documented');
 }

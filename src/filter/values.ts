@@ -2,8 +2,8 @@
  * Value expressions: a field, or a function call, followed by any number of
  * index steps (`[0]`, `["key"]`, `[*]`). Types are checked as each step is read.
  */
-import type { Argument, FieldRef, IndexStep, ValueExpr } from './ast';
-import { parseCall } from './calls';
+import type { FieldRef, IndexStep, ValueExpr } from './ast';
+import { type ArgumentParser, parseCall } from './calls';
 import { type Cursor, isIdentifierChar } from './cursor';
 import { FilterError } from './errors';
 import { binaryToUtf8Strict } from './bytes';
@@ -82,7 +82,7 @@ function parseIndexes(c: Cursor, value: ValueExpr): ValueExpr {
   return node;
 }
 
-export function parseValue(c: Cursor, depth: number, parseArgument: (c: Cursor, depth: number) => Argument): ValueExpr {
+export function parseValue(c: Cursor, depth: number, parseArgument: ArgumentParser): ValueExpr {
   const start = c.pos;
   const name = lexIdentifier(c);
   const field = FIELDS.get(name);
