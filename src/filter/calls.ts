@@ -51,18 +51,18 @@ function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument
 }
 
 /** Reads `( arg, arg, ... )` after a function's name; the cursor is just past the name. */
-export function parseArguments(
+export function parseArguments<T extends Argument>(
   c: Cursor,
   depth: number,
   fn: FunctionInfo,
   nameStart: number,
-  parseArgument: ArgumentParser,
-): Argument[] {
+  parseArgument: (c: Cursor, depth: number) => T,
+): T[] {
   c.skipSpace();
   const inner = enterLevel(c, depth, nameStart, c.pos + 1);
   c.expect('(');
   c.skipSpace();
-  const args: Argument[] = [];
+  const args: T[] = [];
   while (!c.atEnd && c.peek() !== ')') {
     if (args.length > 0) {
       c.expect(',');

@@ -36,7 +36,7 @@ function parseQuantifier(c: Cursor, depth: number, name: 'any' | 'all'): Quantif
   c.pos += name.length;
   const fn = FUNCTIONS.get(name);
   if (!fn) throw new Error(`the scheme catalogue lacks the ${name} quantifier`);
-  const [operand] = parseArguments(c, depth, fn, start, parseLogical) as Expression[];
+  const [operand] = parseArguments(c, depth, fn, start, parseLogical);
   if (!operand) throw new Error(`the scheme catalogue lets ${name} take no argument`);
   return { kind: 'quantifier', name, operand, type: 'Bool', span: { start, end: c.pos } };
 }
