@@ -661,10 +661,19 @@ export interface components {
             invited_member_email: string;
             organization_id: components["schemas"]["Identifier"];
             organization_name: string;
+            /** @description Whether the account requires two-factor authentication of its members. */
+            organization_is_enforcing_twofactor?: boolean;
             roles: {
                 id: components["schemas"]["Identifier"];
                 name: string;
                 description?: string;
+                /** @description What the role may read and write, by area. */
+                permissions?: {
+                    [key: string]: {
+                        read: boolean;
+                        write: boolean;
+                    };
+                };
             }[];
             /** Format: email */
             invited_by: string;
@@ -1008,7 +1017,7 @@ export interface components {
         /** @description A ruleset. `rules` is present when one ruleset is fetched or changed, absent from lists. */
         Ruleset: {
             id: components["schemas"]["Identifier"];
-            /** @example Cloudflare OWASP Core Ruleset */
+            /** @example OWASP Core Ruleset */
             name: string;
             description: string;
             /**

@@ -57,7 +57,7 @@ describe('the published docs', () => {
       for (const summary of summaries) {
         await page.getByText(summary, { exact: true }).first().click();
         const heading = headings(summary);
-        await heading.waitFor({ timeout: 10_000 });
+        await heading.waitFor({ timeout: 30_000 });
         if (await heading.isVisible()) rendered.push(summary);
       }
     }
@@ -65,11 +65,11 @@ describe('the published docs', () => {
     // The how-to sequences are taught in the Rulesets section.
     await page.getByText('Rulesets', { exact: true }).first().click();
     for (const howTo of ['How to set the OWASP paranoia level', 'How to set the score threshold and action', 'How to configure custom log fields']) {
-      await headings(howTo).waitFor({ timeout: 10_000 });
+      await headings(howTo).waitFor({ timeout: 30_000 });
     }
     await page.screenshot({ path: path.join(artifacts, 'docs.png') });
     expect(pageErrors).toEqual([]);
     expect(blocked.every((u) => !u.startsWith('file:'))).toBe(true);
     await page.close();
-  }, 120_000);
+  }, 300_000);
 });

@@ -64,7 +64,7 @@ const calls: Record<string, () => Promise<unknown>> = {
   updateZoneRulesetRule: () =>
     unwrap(
       api.PATCH('/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}', {
-        params: { path: { zone_id: zone, ruleset_id: 'e1b7c3a0d2f94c6b8a5e7d9c1f3b5a70', rule_id: '5de7edfa648c4d6891dc3e7f84534ffa' } },
+        params: { path: { zone_id: zone, ruleset_id: '942dcaba0b1a1d77db8b4463785b3c84', rule_id: 'ba12ae99f709ee792f7a886b03b32e89' } },
         body: { enabled: true },
       }),
     ),

@@ -105,7 +105,8 @@ describe('custom fields constraints', () => {
 
   it('keeps cookie names as the request spells them', async () => {
     const updated = await putFields({ cookie_fields: [{ name: 'SessionID' }, { name: 'sessionid' }] });
-    expect(updated.rules![0]!.action_parameters).toEqual({ cookie_fields: [{ name: 'SessionID' }, { name: 'sessionid' }] });
+    const [rule] = updated.rules!;
+    expect(rule!.action === 'log_custom_field' && rule!.action_parameters).toEqual({ cookie_fields: [{ name: 'SessionID' }, { name: 'sessionid' }] });
   });
 
   it('refuses duplicates', async () => {
