@@ -1,0 +1,784 @@
+// Every operation of the bundled document, sent every kind of invalid input the document lets us
+// derive: bad credentials, bad path ids, bad and unknown query parameters, bodies with missing,
+// unknown, mistyped or out-of-range fields, bodies that are not JSON or too large, wrong methods
+// and unknown routes. The operations are read from the document, and the valid request each probe
+// starts from is a record keyed by operationId: an operation added to the document without a valid
+// request here fails `tsc` and the sweep. Every answer must be the error envelope with the status
+// and codes of the document's root description, never a 500, HTML or a stack trace.
+import { readFileSync } from 'node:fs';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { operations } from '../../generated/api';
+import { unwrap } from '../../src/client';
+import { apiKey, bearer, ids, startServer, token, userEmail, type TestServer } from './harness';
+
+type OperationId = keyof operations;
+type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+
+// ---------------------------------------------------------------------------------------------
+// The document, as the server reads it
+
+interface Schema {
+  $ref?: string;
+  type?: string | string[];
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  required?: string[];
+  items?: Schema;
+  minProperties?: number;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  allOf?: Schema[];
+  oneOf?: Schema[];
+  discriminator?: { propertyName: string };
+}
+
+interface Parameter {
+  name: string;
+  in: 'path' | 'query' | 'header' | 'cookie';
+  required?: boolean;
+  schema: Schema;
+}
+
+interface Operation {
+  id: OperationId;
+  method: Method;
+  template: string;
+  parameters: Parameter[];
+  body: Schema | undefined;
+}
+
+const document = parse(readFileSync(new URL('../../generated/openapi.yaml', import.meta.url), 'utf8')) as {
+  paths: Record<string, Record<string, unknown>>;
+};
+const methods: Method[] = ['get', 'put', 'post', 'patch', 'delete'];
+
+/** Follows local `$ref`s and folds a single-entry `allOf` (the document's way to describe a ref). */
+function resolve<T extends object>(node: T): T {
+  let current = node as T & Schema;
+  while (current.$ref) {
+    const target = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce<unknown>((at, key) => (at as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], document);
+    current = target as T & Schema;
+  }
+  if (current.allOf?.length === 1) {
+    const { allOf, ...rest } = current;
+    current = { ...resolve(allOf[0]!), ...rest } as T & Schema;
+  }
+  return current;
+}
+
+const operationsOfDocument: Operation[] = Object.entries(document.paths).flatMap(([template, item]) =>
+  methods
+    .filter((method) => item[method])
+    .map((method) => {
+      const operation = item[method] as { operationId: OperationId; parameters?: Parameter[]; requestBody?: unknown };
+      const parameters = [...((item.parameters as Parameter[]) ?? []), ...(operation.parameters ?? [])].map((p) => {
+        const parameter = resolve(p);
+        return { ...parameter, schema: resolve(parameter.schema) };
+      });
+      const requestBody = operation.requestBody
+        ? resolve(operation.requestBody as { content: Record<string, { schema: Schema }> })
+        : undefined;
+      const bodySchema = requestBody?.content['application/json']?.schema;
+      return { id: operation.operationId, method, template, parameters, body: bodySchema && resolve(bodySchema) };
+    }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// A valid request for every operation: each probe breaks exactly one thing in it
+
+type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
+type JsonBody<O extends OperationId> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } }
+  ? B
+  : never;
+
+interface ValidRequest<O extends OperationId> {
+  params: Present<operations[O]['parameters']['path']>;
+  query?: Present<operations[O]['parameters']['query']>;
+  body?: JsonBody<O>;
+}
+
+type ValidRequests = { [O in OperationId]: ValidRequest<O> };
+
+/** Ids of the Pro zone's rulesets and rules, read from the server rather than copied from the seed. */
+interface ProZoneIds {
+  managedEntryPoint: string;
+  owaspExecuteRule: string;
+  customFields: string;
+}
+
+function validRequests(pro: ProZoneIds): ValidRequests {
+  const zone_id = ids.proZone;
+  const customFieldsRule = {
+    action: 'log_custom_field' as const,
+    expression: 'true',
+    action_parameters: { request_fields: [{ name: 'x-request-id' }], cookie_fields: [{ name: 'sessionId' }] },
+  };
+  return {
+    getZone: { params: { zone_id } },
+    listCertificatePacks: {
+      params: { zone_id: ids.enterpriseZone },
+      query: { ssl_status: 'all', page: 1, per_page: 5, order: 'created_on', direction: 'ASC' },
+    },
+    updateUserInvitation: { params: { invite_id: ids.invitation }, body: { status: 'accepted' } },
+    listAccountRulesets: { params: { account_id: ids.account }, query: { page: 1, per_page: 20, order: 'name', direction: 'DESC' } },
+    getAccountRuleset: { params: { account_id: ids.account, ruleset_id: ids.owasp } },
+    listZoneRulesets: { params: { zone_id }, query: { page: 1, per_page: 20, order: 'phase', direction: 'ASC' } },
+    createZoneRuleset: {
+      params: { zone_id },
+      body: { name: 'Custom rules', description: 'Blocks a path', kind: 'custom', phase: 'http_request_firewall_custom' },
+    },
+    updateZoneRuleset: { params: { zone_id, ruleset_id: pro.customFields }, body: { rules: [customFieldsRule] } },
+    getZoneEntrypointRuleset: { params: { zone_id, phase: 'http_request_firewall_managed' } },
+    updateZoneEntrypointRuleset: {
+      params: { zone_id, phase: 'http_request_firewall_custom' },
+      body: {
+        name: 'Custom firewall rules',
+        rules: [{ action: 'block', expression: 'http.request.uri.path eq "/admin"', description: 'No admin' }],
+      },
+    },
+    updateZoneRulesetRule: {
+      params: { zone_id, ruleset_id: pro.managedEntryPoint, rule_id: pro.owaspExecuteRule },
+      body: { enabled: true },
+    },
+    createLogpushJob: {
+      params: { zone_id },
+      body: {
+        name: 'example.org',
+        destination_conf: 's3://logs/http_requests/{DATE}?region=us-east-1',
+        dataset: 'http_requests',
+        logpull_options: 'fields=ClientIP,RequestHeaders,Cookies&timestamps=rfc3339',
+      },
+    },
+    validateFilterExpressionByQuery: { params: {}, query: { expression: 'ip.src in {192.0.2.0/24}' } },
+    validateFilterExpression: { params: {}, body: { expression: 'http.request.uri.path contains "/admin"' } },
+    getWafMigrationCheck: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
+    getWafMigrationConfig: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
+    getWafMigrationStatus: { params: { zone_id: ids.enterpriseZone } },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Sending a request built from parts
+
+interface Parts {
+  params: Record<string, string>;
+  query: Record<string, string>;
+  /** A JSON value to send; `undefined` sends no body. */
+  body?: unknown;
+  /** Raw bytes or text instead of `body`. */
+  raw?: string | Uint8Array;
+  /** Content type of the body; `null` sends none. */
+  contentType?: string | null;
+  credentials?: Record<string, string>;
+  headers?: Record<string, string>;
+}
+
+function partsOf(operation: Operation, valid: ValidRequest<OperationId>): Parts {
+  const query = Object.fromEntries(Object.entries(valid.query ?? {}).map(([k, v]) => [k, String(v)]));
+  return { params: { ...(valid.params as Record<string, string>) }, query, ...(operation.body ? { body: valid.body } : {}) };
+}
+
+function urlOf(template: string, parts: Parts): string {
+  const path = template.replace(/\{([^}]+)\}/g, (_, name: string) => parts.params[name] ?? `{${name}}`);
+  const query = new URLSearchParams(parts.query).toString();
+  return query ? `${path}?${query}` : path;
+}
+
+function send(server: TestServer, method: string, template: string, parts: Parts): Promise<Response> {
+  const headers: Record<string, string> = { ...(parts.credentials ?? bearer()), ...parts.headers };
+  let body: string | Uint8Array | undefined = parts.raw;
+  if (body === undefined && parts.body !== undefined) body = JSON.stringify(parts.body);
+  const contentType = parts.contentType === undefined ? 'application/json' : parts.contentType;
+  if (body !== undefined && contentType !== null) headers['Content-Type'] = contentType;
+  return server.fetch(urlOf(template, parts), { method: method.toUpperCase(), headers, ...(body !== undefined ? { body } : {}) });
+}
+
+// ---------------------------------------------------------------------------------------------
+// What every refusal must look like
+
+interface Expected {
+  status: number;
+  codes: number[];
+  /** Text one of the error messages must contain: the offending field, header or path. */
+  mentions?: string;
+}
+
+interface Envelope {
+  success: boolean;
+  result: unknown;
+  errors: { code?: number; message: string }[];
+  messages: unknown;
+}
+
+async function envelopeOf(response: Response): Promise<Envelope> {
+  expect(response.headers.get('content-type') ?? '', `content type of a ${response.status} answer`).toMatch(/^application\/json\b/);
+  const text = await response.text();
+  expect(text).not.toMatch(/<html|<!doctype|<body/i);
+  // A stack trace or a source path in an answer means an error escaped unhandled.
+  expect(text).not.toMatch(/\bat \S+ \(|\.ts:\d+|node_modules|Error: /);
+  return JSON.parse(text) as Envelope;
+}
+
+async function expectRefusal(response: Response, expected: Expected): Promise<Envelope> {
+  const envelope = await envelopeOf(response);
+  expect({ status: response.status, codes: envelope.errors.map((e) => e.code) }).toEqual({
+    status: expected.status,
+    codes: expected.codes,
+  });
+  expect(envelope).toMatchObject({ success: false, result: null, messages: [] });
+  for (const error of envelope.errors) {
+    expect(Object.keys(error).sort()).toEqual(['code', 'message']);
+    expect(Number.isInteger(error.code) && error.code! >= 1000).toBe(true);
+    expect(error.message.length).toBeGreaterThan(0);
+  }
+  if (expected.mentions !== undefined) {
+    expect(envelope.errors.map((e) => e.message).join('\n')).toContain(expected.mentions);
+  }
+  return envelope;
+}
+
+const Codes = {
+  missingCredentials: 9106,
+  invalidHeaders: 6003,
+  authentication: 10000,
+  invalidRequest: 10021,
+  malformedJson: 6007,
+  payloadTooLarge: 6009,
+  unsupportedMediaType: 6006,
+  couldNotRoute: 7003,
+  noRoute: 7000,
+  methodNotAllowed: 7001,
+} as const;
+
+const notFoundCodes = [Codes.couldNotRoute, Codes.noRoute];
+
+// ---------------------------------------------------------------------------------------------
+// Probes derived from the document
+
+interface Probe {
+  name: string;
+  change: (parts: Parts) => Parts;
+  expected: (parts: Parts, operation: Operation) => Expected;
+}
+
+function invalid(mentions: string): Expected {
+  return { status: 400, codes: [Codes.invalidRequest], mentions };
+}
+
+const credentialProbes: Probe[] = [
+  {
+    name: 'no credentials',
+    change: (p) => ({ ...p, credentials: {} }),
+    expected: () => ({ status: 400, codes: [Codes.missingCredentials], mentions: 'Authorization' }),
+  },
+  {
+    name: 'Authorization that is not a bearer token',
+    change: (p) => ({ ...p, credentials: { Authorization: 'Basic dXNlcjpwYXNz' } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'Authorization' }),
+  },
+  {
+    name: 'bearer without a token',
+    change: (p) => ({ ...p, credentials: { Authorization: 'Bearer' } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'Authorization' }),
+  },
+  {
+    name: 'bearer token with a space inside',
+    change: (p) => ({ ...p, credentials: { Authorization: `Bearer ${token} extra` } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'Authorization' }),
+  },
+  {
+    name: 'X-Auth-Email without X-Auth-Key',
+    change: (p) => ({ ...p, credentials: { 'X-Auth-Email': userEmail } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'X-Auth-Key' }),
+  },
+  {
+    name: 'X-Auth-Key without X-Auth-Email',
+    change: (p) => ({ ...p, credentials: { 'X-Auth-Key': apiKey } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'X-Auth-Email' }),
+  },
+  {
+    name: 'X-Auth-Email that is not an email',
+    change: (p) => ({ ...p, credentials: { 'X-Auth-Email': 'not-an-email', 'X-Auth-Key': apiKey } }),
+    expected: () => ({ status: 400, codes: [Codes.invalidHeaders], mentions: 'X-Auth-Email' }),
+  },
+  {
+    name: 'unknown token',
+    change: (p) => ({ ...p, credentials: bearer('0123456789abcdefghijklmnopqrstuvwxyzABCD') }),
+    expected: () => ({ status: 403, codes: [Codes.authentication], mentions: 'Authentication error' }),
+  },
+  {
+    name: 'wrong key for the email',
+    change: (p) => ({ ...p, credentials: { 'X-Auth-Email': userEmail, 'X-Auth-Key': 'not-the-key' } }),
+    expected: () => ({ status: 403, codes: [Codes.authentication], mentions: 'Authentication error' }),
+  },
+  {
+    name: 'right key, other email',
+    change: (p) => ({ ...p, credentials: { 'X-Auth-Email': 'someone.else@example.com', 'X-Auth-Key': apiKey } }),
+    expected: () => ({ status: 403, codes: [Codes.authentication], mentions: 'Authentication error' }),
+  },
+];
+
+const identifierPattern = '^[0-9a-f]{32}$';
+const unknownId = 'ffffffffffffffffffffffffffffffff';
+
+function pathParameterProbes(operation: Operation): Probe[] {
+  return operation.parameters
+    .filter((p) => p.in === 'path')
+    .flatMap((parameter): Probe[] => {
+      const set = (value: string) => (p: Parts) => ({ ...p, params: { ...p.params, [parameter.name]: value } });
+      const refused = () => invalid(`params/${parameter.name}`);
+      if (parameter.schema.pattern === identifierPattern) {
+        return [
+          { name: `${parameter.name} in upper case`, change: (p) => set(p.params[parameter.name]!.toUpperCase())(p), expected: refused },
+          { name: `${parameter.name} of 31 characters`, change: set('f'.repeat(31)), expected: refused },
+          { name: `${parameter.name} of 33 characters`, change: set('f'.repeat(33)), expected: refused },
+          { name: `${parameter.name} of 32 non-hex characters`, change: set('z'.repeat(32)), expected: refused },
+          { name: `${parameter.name} that is a name, not an id`, change: set('example.com'), expected: refused },
+          {
+            name: `${parameter.name} well-formed but unknown`,
+            change: set(unknownId),
+            expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
+          },
+        ];
+      }
+      if (parameter.schema.enum) {
+        const first = String(parameter.schema.enum[0]);
+        return [
+          { name: `${parameter.name} not among its values`, change: set('not_a_known_value'), expected: refused },
+          { name: `${parameter.name} in the wrong case`, change: set(first.toUpperCase()), expected: refused },
+        ];
+      }
+      throw new Error(`no probes for path parameter ${parameter.name} of ${operation.id}: teach the sweep its schema`);
+    });
+}
+
+/** Values a query parameter's schema refuses, each with what it shows. */
+function refusedQueryValues(schema: Schema): { what: string; value: string }[] {
+  const type = typesOf(schema)[0];
+  if (schema.enum) return [{ what: 'not among its values', value: 'not-an-option' }];
+  if (type === 'integer') {
+    return [
+      { what: 'not a number', value: 'abc' },
+      { what: 'not an integer', value: '1.5' },
+      ...(schema.minimum !== undefined ? [{ what: 'below its minimum', value: String(schema.minimum - 1) }] : []),
+      ...(schema.maximum !== undefined ? [{ what: 'above its maximum', value: String(schema.maximum + 1) }] : []),
+    ];
+  }
+  // Over-long strings in a URL are probed on their own below (they meet the HTTP header limit first).
+  if (type === 'string') return [];
+  throw new Error(`no refused values for query schema ${JSON.stringify(schema)}: teach the sweep its type`);
+}
+
+function queryProbes(operation: Operation): Probe[] {
+  const declared = operation.parameters.filter((p) => p.in === 'query');
+  const unknown: Probe = {
+    name: 'unknown query parameter',
+    change: (p) => ({ ...p, query: { ...p.query, unknown_parameter: '1' } }),
+    expected: () => invalid('unknown_parameter'),
+  };
+  const bad = declared.flatMap((parameter) =>
+    refusedQueryValues(parameter.schema).map(
+      ({ what, value }): Probe => ({
+        name: `query ${parameter.name} ${what}`,
+        change: (p) => ({ ...p, query: { ...p.query, [parameter.name]: value } }),
+        expected: () => invalid(`query/${parameter.name}`),
+      }),
+    ),
+  );
+  const missing = declared
+    .filter((parameter) => parameter.required)
+    .map(
+      (parameter): Probe => ({
+        name: `required query ${parameter.name} missing`,
+        change: (p) => {
+          const { [parameter.name]: _dropped, ...query } = p.query;
+          return { ...p, query };
+        },
+        expected: () => invalid(`query/${parameter.name}`),
+      }),
+    );
+  return [unknown, ...bad, ...missing];
+}
+
+/** The JSON types a schema accepts (following oneOf alternatives). */
+function typesOf(schema: Schema): string[] {
+  const resolved = resolve(schema);
+  if (resolved.oneOf) return [...new Set(resolved.oneOf.flatMap(typesOf))];
+  if (resolved.type === undefined) return resolved.properties ? ['object'] : [];
+  return Array.isArray(resolved.type) ? resolved.type : [resolved.type];
+}
+
+/** A JSON value of a type the schema does not accept. */
+function mistyped(schema: Schema): unknown {
+  const accepted = typesOf(schema);
+  const candidates: [string, unknown][] = [
+    ['string', 12345],
+    ['integer', 'not-a-number'],
+    ['number', 'not-a-number'],
+    ['boolean', 'not-a-boolean'],
+    ['array', 'not-an-array'],
+    ['object', 'not-an-object'],
+  ];
+  const [, value] = candidates.find(([type]) => accepted.includes(type)) ?? [];
+  if (value === undefined || accepted.includes(typeof value === 'number' ? 'integer' : 'string')) {
+    throw new Error(`no mistyped value for schema ${JSON.stringify(schema)}: teach the sweep its type`);
+  }
+  return value;
+}
+
+function withBody(parts: Parts, body: unknown): Parts {
+  return { ...parts, body };
+}
+
+function bodyOf(parts: Parts): Record<string, unknown> {
+  return parts.body as Record<string, unknown>;
+}
+
+function bodyFieldProbes(schema: Schema): Probe[] {
+  const properties = Object.entries(schema.properties ?? {}).map(([name, property]) => [name, resolve(property)] as const);
+  const probes: Probe[] = [
+    {
+      name: 'unknown body field',
+      change: (p) => withBody(p, { ...bodyOf(p), unknown_field: true }),
+      expected: () => invalid('body/unknown_field'),
+    },
+  ];
+  for (const name of schema.required ?? []) {
+    probes.push({
+      name: `required body field ${name} missing`,
+      change: (p) => {
+        const { [name]: _dropped, ...rest } = bodyOf(p);
+        return withBody(p, rest);
+      },
+      expected: () => invalid(`body/${name}`),
+    });
+  }
+  if (schema.minProperties) {
+    probes.push({ name: 'empty body object', change: (p) => withBody(p, {}), expected: () => invalid('body') });
+  }
+  for (const [name, property] of properties) {
+    const set = (value: unknown) => (p: Parts) => withBody(p, { ...bodyOf(p), [name]: value });
+    probes.push({ name: `body field ${name} of the wrong type`, change: set(mistyped(property)), expected: () => invalid(`body/${name}`) });
+    if (property.enum) {
+      probes.push({ name: `body field ${name} not among its values`, change: set('not-an-option'), expected: () => invalid(`body/${name}`) });
+    }
+    if (property.minLength) {
+      probes.push({ name: `body field ${name} empty`, change: set(''), expected: () => invalid(`body/${name}`) });
+    }
+    if (property.maxLength !== undefined) {
+      probes.push({
+        name: `body field ${name} over ${property.maxLength} characters`,
+        change: set('a'.repeat(property.maxLength + 1)),
+        expected: () => invalid(`body/${name}`),
+      });
+    }
+    if (property.items) {
+      probes.push({
+        name: `body field ${name} with an item of the wrong type`,
+        change: set([mistyped(property.items)]),
+        expected: () => invalid(`body/${name}/0`),
+      });
+      if (typesOf(property.items).includes('object')) {
+        probes.push({ name: `body field ${name} with a null item`, change: set([null]), expected: () => invalid(`body/${name}/0`) });
+      }
+      if (resolve(property.items).discriminator) probes.push(...ruleItemProbes(name));
+    }
+  }
+  return probes;
+}
+
+/** Rules are a oneOf keyed by `action`: broken rules must be refused with the rule's own path. */
+function ruleItemProbes(field: string): Probe[] {
+  const rule = (value: Record<string, unknown>) => (p: Parts) => withBody(p, { ...bodyOf(p), [field]: [value] });
+  const block = { action: 'block', expression: 'true' };
+  return [
+    { name: `${field}[0] with an unknown action`, change: rule({ ...block, action: 'explode' }), expected: () => invalid(`body/${field}/0`) },
+    { name: `${field}[0] without an action`, change: rule({ expression: 'true' }), expected: () => invalid(`body/${field}/0`) },
+    { name: `${field}[0] with an expression that is not a string`, change: rule({ ...block, expression: 7 }), expected: () => invalid(`body/${field}/0/expression`) },
+    { name: `${field}[0] with an unknown field`, change: rule({ ...block, colour: 'red' }), expected: () => invalid(`body/${field}/0/colour`) },
+    { name: `${field}[0] with an id that is not hex`, change: rule({ ...block, id: 'z'.repeat(32) }), expected: () => invalid(`body/${field}/0/id`) },
+    { name: `${field}[0] execute without action_parameters`, change: rule({ action: 'execute', expression: 'true' }), expected: () => invalid(`body/${field}/0`) },
+    {
+      name: `${field}[0] execute of a ruleset id that is not hex`,
+      change: rule({ action: 'execute', expression: 'true', action_parameters: { id: 'owasp' } }),
+      expected: () => invalid(`body/${field}/0/action_parameters/id`),
+    },
+    {
+      name: `${field}[0] with a score threshold that is not an integer`,
+      change: rule({
+        action: 'execute',
+        expression: 'true',
+        action_parameters: { id: ids.owasp, overrides: { rules: [{ id: ids.owaspLastRule, score_threshold: 'high' }] } },
+      }),
+      expected: () => invalid(`body/${field}/0/action_parameters/overrides/rules/0/score_threshold`),
+    },
+  ];
+}
+
+const oneMiB = 1024 * 1024;
+
+function bodyFormProbes(): Probe[] {
+  const raw = (text: string | Uint8Array, contentType?: string | null) => (p: Parts) => ({
+    ...p,
+    body: undefined,
+    raw: text,
+    ...(contentType !== undefined ? { contentType } : {}),
+  });
+  const unsupported = (mentions: string) => () => ({ status: 415, codes: [Codes.unsupportedMediaType], mentions });
+  return [
+    { name: 'body that is a JSON array', change: (p) => withBody(p, [bodyOf(p)]), expected: () => invalid('body') },
+    { name: 'body that is JSON null', change: raw('null'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
+    { name: 'body that is a JSON number', change: raw('42'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
+    { name: 'body that is a JSON string', change: raw('"text"'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
+    { name: 'malformed JSON', change: raw('{"name": "x",'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }) },
+    { name: 'JSON with a trailing comma', change: raw('{"a": 1,}'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }) },
+    {
+      name: 'body over 1 MiB',
+      change: (p) => withBody(p, { ...bodyOf(p), padding: 'x'.repeat(oneMiB) }),
+      expected: () => ({ status: 413, codes: [Codes.payloadTooLarge], mentions: '1 MiB' }),
+    },
+    { name: 'text/plain body', change: (p) => ({ ...p, contentType: 'text/plain' }), expected: unsupported('application/json') },
+    {
+      name: 'form-encoded body',
+      change: raw('name=x&kind=zone', 'application/x-www-form-urlencoded'),
+      expected: unsupported('application/json'),
+    },
+    { name: 'body without a content type', change: (p) => raw(new TextEncoder().encode(JSON.stringify(p.body)), null)(p), expected: unsupported('application/json') },
+    {
+      name: 'JSON in a charset the server does not read',
+      change: (p) => ({ ...p, contentType: 'application/json; charset=latin1' }),
+      expected: unsupported('charset'),
+    },
+    {
+      name: 'unsupported content encoding',
+      change: (p) => ({ ...p, headers: { 'Content-Encoding': 'compress' } }),
+      expected: unsupported('compress'),
+    },
+  ];
+}
+
+function probesOf(operation: Operation): Probe[] {
+  return [
+    ...credentialProbes,
+    ...pathParameterProbes(operation),
+    ...queryProbes(operation),
+    ...(operation.body ? [...bodyFieldProbes(operation.body), ...bodyFormProbes()] : []),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let server: TestServer;
+let valid: ValidRequests;
+const snapshots = new Map<OperationId, string>();
+const readOnly = operationsOfDocument.filter((operation) => operation.method === 'get');
+
+/** What every read operation answers: invalid writes must leave all of it as it was. */
+async function readEverything(): Promise<Map<OperationId, string>> {
+  const answers = new Map<OperationId, string>();
+  for (const operation of readOnly) {
+    const response = await send(server, operation.method, operation.template, partsOf(operation, valid[operation.id]));
+    answers.set(operation.id, `${response.status} ${await response.text()}`);
+  }
+  return answers;
+}
+
+beforeAll(async () => {
+  server = await startServer();
+  const entryPoint = (phase: 'http_request_firewall_managed' | 'http_log_custom_fields') =>
+    unwrap(server.api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { zone_id: ids.proZone, phase } } }));
+  const managed = await entryPoint('http_request_firewall_managed');
+  const fields = await entryPoint('http_log_custom_fields');
+  const owaspRule = managed.rules?.find((rule) => rule.action === 'execute' && rule.action_parameters.id === ids.owasp);
+  valid = validRequests({ managedEntryPoint: managed.id, owaspExecuteRule: owaspRule!.id!, customFields: fields.id });
+  for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('the document', () => {
+  it('has the operations this sweep was written against, each with a valid request', () => {
+    // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
+    const known = Object.keys(validRequests({ managedEntryPoint: '', owaspExecuteRule: '', customFields: '' })).sort();
+    expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
+  });
+
+  it('declares a 400 answer for every operation, and 413 and 415 for every operation with a body', () => {
+    for (const operation of operationsOfDocument) {
+      const responses = Object.keys((document.paths[operation.template]![operation.method] as { responses: object }).responses);
+      expect(responses, operation.id).toEqual(expect.arrayContaining(['200', '400', '403', ...(operation.body ? ['413', '415'] : [])]));
+    }
+  });
+});
+
+describe.each(operationsOfDocument.map((operation) => [`${operation.method.toUpperCase()} ${operation.template} (${operation.id})`, operation] as const))(
+  '%s',
+  (_title, operation) => {
+    // Writes are sent valid once, with real client headers, at the end of the file (they change the store).
+    if (operation.method === 'get') {
+      it('answers its valid request when nothing is broken (the probes below start from it)', async () => {
+        const response = await send(server, operation.method, operation.template, partsOf(operation, valid[operation.id]));
+        const envelope = await envelopeOf(response);
+        expect({ status: response.status, success: envelope.success }).toEqual({ status: 200, success: true });
+      });
+    }
+
+    it.each(probesOf(operation).map((probe) => [probe.name, probe] as const))('refuses %s', async (_name, probe) => {
+      const parts = probe.change(partsOf(operation, valid[operation.id]));
+      const response = await send(server, operation.method, operation.template, parts);
+      await expectRefusal(response, probe.expected(parts, operation));
+    });
+  },
+);
+
+describe('bodies that do not decode', () => {
+  const withBody = operationsOfDocument.filter((operation) => operation.body);
+  const encodings = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync };
+
+  it.each(Object.keys(encodings))('refuses a body announced as %s that is not, with 400 (every operation with a body)', async (encoding) => {
+    const statuses: Record<string, number> = {};
+    for (const operation of withBody) {
+      const parts = partsOf(operation, valid[operation.id]);
+      const response = await send(server, operation.method, operation.template, { ...parts, headers: { 'Content-Encoding': encoding } });
+      statuses[operation.id] = response.status;
+      if (response.status === 400) await expectRefusal(response, { status: 400, codes: [Codes.malformedJson] });
+    }
+    expect(statuses).toEqual(Object.fromEntries(withBody.map((operation) => [operation.id, 400])));
+  });
+
+  it.each(Object.entries(encodings))('decodes a %s body and validates what is inside', async (encoding, compress) => {
+    for (const operation of withBody) {
+      const parts = partsOf(operation, valid[operation.id]);
+      const raw = compress(Buffer.from(JSON.stringify({ ...bodyOf(parts), unknown_field: true })));
+      const response = await send(server, operation.method, operation.template, {
+        ...parts,
+        body: undefined,
+        raw: new Uint8Array(raw),
+        headers: { 'Content-Encoding': encoding },
+      });
+      await expectRefusal(response, invalid('body/unknown_field'));
+    }
+  });
+});
+
+describe('long expressions in the query', () => {
+  const operation = operationsOfDocument.find((o) => o.id === 'validateFilterExpressionByQuery')!;
+  const maxLength = operation.parameters.find((p) => p.name === 'expression')!.schema.maxLength!;
+
+  it('answers an expression over the language limit (4096) with the filter failure envelope', async () => {
+    const response = await send(server, 'get', operation.template, { params: {}, query: { expression: 'a'.repeat(5000) } });
+    const envelope = await envelopeOf(response);
+    expect(response.status).toBe(400);
+    expect(envelope).toMatchObject({ success: false, result: null, messages: null });
+    expect(envelope.errors).toHaveLength(1);
+    expect(envelope.errors[0]!.message).toMatch(/^Filter parsing error/);
+  });
+
+  it(`answers the longest expression the document allows (${maxLength} characters) with an envelope`, async () => {
+    // Node's HTTP parser refuses request lines over 16 KiB with a bare 431 before the app sees them.
+    const response = await send(server, 'get', operation.template, { params: {}, query: { expression: 'a'.repeat(maxLength) } });
+    const envelope = await envelopeOf(response);
+    expect(response.status).toBe(400);
+    expect(envelope.success).toBe(false);
+  });
+
+  it('refuses an expression over the document limit, naming the parameter', async () => {
+    const response = await send(server, 'post', operation.template, { params: {}, query: {}, body: { expression: 'a'.repeat(maxLength + 1) } });
+    await expectRefusal(response, invalid('body/expression'));
+  });
+});
+
+describe('invalid input changes nothing', () => {
+  it('leaves every read answering exactly as before the sweep', async () => {
+    const after = await readEverything();
+    for (const operation of readOnly) expect(after.get(operation.id), operation.id).toBe(snapshots.get(operation.id));
+  });
+});
+
+describe('wrong methods', () => {
+  const allMethods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
+  const cases = Object.entries(document.paths).flatMap(([template, item]) => {
+    const declared = methods.filter((m) => item[m]).map((m) => m.toUpperCase());
+    return allMethods.filter((m) => !declared.includes(m)).map((method) => [method, template, declared] as const);
+  });
+
+  it.each(cases)('%s %s answers 405 with the methods of the path in Allow', async (method, template, declared) => {
+    const operation = operationsOfDocument.find((o) => o.template === template)!;
+    const parts = { ...partsOf(operation, valid[operation.id]), query: {} };
+    const withJson = ['POST', 'PUT', 'PATCH'].includes(method) ? { body: {} } : { body: undefined };
+    const response = await send(server, method, template, { ...parts, ...withJson });
+    await expectRefusal(response, { status: 405, codes: [Codes.methodNotAllowed], mentions: method });
+    const allow = (response.headers.get('allow') ?? '').split(',').map((m) => m.trim()).filter(Boolean);
+    expect(allow.sort()).toEqual([...declared].sort());
+  });
+});
+
+describe('unknown routes', () => {
+  const routes = [
+    '/nope',
+    '/zones',
+    `/zones/${ids.proZone}/nope`,
+    `/zones/${ids.proZone}/rulesets/phases/http_request_firewall_managed/entrypoint/versions`,
+    `/accounts/${ids.account}/rulesets/${ids.owasp}/rules`,
+    `/accounts/${ids.account}`,
+    `/user/invites`,
+    '',
+  ];
+
+  it.each(routes)('GET %s answers 404 with codes 7003 and 7000', async (route) => {
+    const response = await server.fetch(route, { headers: bearer() });
+    await expectRefusal(response, { status: 404, codes: notFoundCodes, mentions: route || '/' });
+  });
+
+  it.each(['/', '/client/v3/zones', '/v4/zones', '/favicon.ico'])('GET %s outside the API answers the same 404 envelope', async (route) => {
+    const origin = new URL(server.baseUrl).origin;
+    const response = await fetch(`${origin}${route}`, { headers: bearer() });
+    await expectRefusal(response, { status: 404, codes: notFoundCodes, mentions: route });
+  });
+
+  it('POST with a JSON body to an unknown route answers 404 too', async () => {
+    const response = await server.fetch(`/zones/${ids.proZone}/nope`, {
+      method: 'POST',
+      headers: { ...bearer(), 'Content-Type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    await expectRefusal(response, { status: 404, codes: notFoundCodes, mentions: `/zones/${ids.proZone}/nope` });
+  });
+});
+
+describe('headers that real clients send', () => {
+  // The official client library sends these on every request; they must change nothing.
+  const clientHeaders = {
+    'api-version': '2026-11-22',
+    'User-Agent': 'Cloudflare/JS 7.3.0',
+    Accept: 'application/json',
+    'X-Stainless-Lang': 'js',
+    'X-Stainless-Package-Version': '7.3.0',
+    'X-Stainless-OS': 'Linux',
+    'X-Stainless-Arch': 'x64',
+    'X-Stainless-Runtime': 'node',
+    'X-Stainless-Runtime-Version': 'v20.20.2',
+    'X-Stainless-Retry-Count': '0',
+    'X-Stainless-Timeout': '60',
+  };
+
+  // In document order, each write once: they change the store, so this runs after the sweep.
+  it.each(operationsOfDocument.map((operation) => [operation.id, operation] as const))('%s succeeds with them', async (_id, operation) => {
+    const response = await send(server, operation.method, operation.template, {
+      ...partsOf(operation, valid[operation.id]),
+      headers: clientHeaders,
+    });
+    const envelope = await envelopeOf(response);
+    expect({ status: response.status, success: envelope.success, errors: envelope.errors }).toEqual({ status: 200, success: true, errors: [] });
+  });
+});
