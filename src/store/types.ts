@@ -1,3 +1,5 @@
+import type { components } from '../../generated/api';
+
 /**
  * Domain records as the management API shows them: field names and shapes are the API's
  * (snake_case), so the server can answer with these objects unchanged.
@@ -57,45 +59,10 @@ export interface Invitation {
   status: InvitationStatus;
 }
 
-export interface ZonePlan {
-  id: string;
-  name: string;
-  price: number;
-  currency: string;
-  frequency: string;
-  is_subscribed: boolean;
-  can_subscribe: boolean;
-  legacy_id: string;
-  legacy_discount: boolean;
-  externally_managed: boolean;
-}
-
-export interface ZoneOwner {
-  id: string | null;
-  type: string;
-  email: string | null;
-}
-
-export interface Zone {
-  id: string;
-  name: string;
-  status: string;
-  paused: boolean;
-  type: string;
-  development_mode: number;
-  name_servers: string[];
-  original_name_servers: string[] | null;
-  original_registrar: string | null;
-  original_dnshost: string | null;
-  created_on: Timestamp;
-  modified_on: Timestamp;
-  activated_on: Timestamp | null;
-  meta: JsonObject;
-  owner: ZoneOwner;
-  account: { id: string; name: string };
-  permissions: string[];
-  plan: ZonePlan;
-}
+/** Zone records are exactly the API's (the document is the source of the shape and its enums). */
+export type Zone = components['schemas']['Zone'];
+export type ZonePlan = components['schemas']['ZonePlan'];
+export type ZoneOwner = Zone['owner'];
 
 export const MIGRATION_STATES = ['start', 'validation', 'finished'] as const;
 /** `start`: previous WAF only; `validation`: both run (Enterprise); `finished`: new WAF only. */

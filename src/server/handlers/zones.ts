@@ -1,10 +1,9 @@
-import type { Handlers, Result } from '../http/operations';
+import type { Handlers } from '../http/operations';
 import { listReply, pageRequest, requireZone } from './access';
 
 export const zoneHandlers: Pick<Handlers, 'getZone' | 'listCertificatePacks'> = {
   async getZone(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    return { result: zone as Result<'getZone'> };
+    return { result: await requireZone(context, context.params.zone_id) };
   },
 
   async listCertificatePacks(context) {

@@ -1,13 +1,8 @@
 import type { Response } from 'express';
+import type { ResultInfo } from '../../store';
 import type { ErrorItem } from './errors';
 
-export interface ResultInfo {
-  page: number;
-  per_page: number;
-  count: number;
-  total_count: number;
-  total_pages: number;
-}
+export type { ResultInfo };
 
 export function sendResult(res: Response, result: unknown, resultInfo?: ResultInfo): void {
   res.status(200).json({ result, success: true, errors: [], messages: [], ...(resultInfo ? { result_info: resultInfo } : {}) });

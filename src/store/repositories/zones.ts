@@ -43,9 +43,9 @@ function toZone(row: ZoneRow): Zone {
   return {
     id: row.id,
     name: row.name,
-    status: row.status,
+    status: row.status as Zone['status'],
     paused: fromFlag(row.paused),
-    type: row.type,
+    type: row.type as Zone['type'],
     development_mode: row.development_mode,
     name_servers: fromJson(row.name_servers),
     original_name_servers: fromJsonOrNull(row.original_name_servers),
