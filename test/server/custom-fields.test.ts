@@ -1,7 +1,7 @@
 // Custom log fields and log push jobs: the spec's third how-to sequence and every constraint.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, unwrap } from '../../src/client';
-import { ids, startServer, type TestServer } from './harness';
+import { unwrap } from '../../src/client';
+import { apiFailure, ids, startServer, type TestServer } from './harness';
 
 let server: TestServer;
 const zone_id = ids.enterpriseZone;
@@ -25,17 +25,6 @@ function putFields(action_parameters: Fields, expression = 'true') {
   );
 }
 
-async function refusal(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).status).toBe(400);
-  return error as ApiError;
-}
 
 describe('how-to 3: configure custom log fields', () => {
   it('finds no custom fields ruleset, creates it, PUTs the rule and creates the log push job', async () => {
@@ -87,18 +76,18 @@ describe('how-to 3: configure custom log fields', () => {
 
 describe('custom fields constraints', () => {
   it('refuses a rule with no field at all', async () => {
-    const error = await refusal(putFields({ request_fields: [], cookie_fields: [] }));
+    const error = await apiFailure(putFields({ request_fields: [], cookie_fields: [] }), 400);
     expect(error.errors[0]!.message).toMatch(/at least one of request_fields, response_fields and cookie_fields/);
   });
 
   it('refuses an expression other than true', async () => {
-    const error = await refusal(putFields({ request_fields: [{ name: 'x-a' }] }, 'http.host eq "a"'));
+    const error = await apiFailure(putFields({ request_fields: [{ name: 'x-a' }] }, 'http.host eq "a"'), 400);
     expect(error.codes).toEqual([20200]);
     expect(error.errors[0]!.message).toMatch(/must have the expression "true"/);
   });
 
   it('refuses upper-case header names, naming the field', async () => {
-    const error = await refusal(putFields({ request_fields: [{ name: 'X-Request-Id' }] }));
+    const error = await apiFailure(putFields({ request_fields: [{ name: 'X-Request-Id' }] }), 400);
     expect(error.codes).toEqual([10021]);
     expect(error.errors[0]!.message).toMatch(/request_fields\/0\/name must be a header name in lower case/);
   });
@@ -110,7 +99,7 @@ describe('custom fields constraints', () => {
   });
 
   it('refuses duplicates', async () => {
-    const error = await refusal(putFields({ response_fields: [{ name: 'server' }, { name: 'server' }] }));
+    const error = await apiFailure(putFields({ response_fields: [{ name: 'server' }, { name: 'server' }] }), 400);
     expect(error.errors[0]!.message).toMatch(/response_fields\[1\]\.name: "server" is listed twice/);
   });
 
@@ -118,12 +107,12 @@ describe('custom fields constraints', () => {
     const names = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ name: `${prefix}-${i}` }));
     const ok = await putFields({ request_fields: names('req', 20), response_fields: names('res', 10), cookie_fields: names('c', 10) });
     expect(ok.rules![0]!.action).toBe('log_custom_field');
-    const error = await refusal(putFields({ request_fields: names('req', 20), response_fields: names('res', 11), cookie_fields: names('c', 10) }));
+    const error = await apiFailure(putFields({ request_fields: names('req', 20), response_fields: names('res', 11), cookie_fields: names('c', 10) }), 400);
     expect(error.errors[0]!.message).toMatch(/41 custom fields, but a zone may log at most 40/);
   });
 
   it('refuses a second rule in the custom fields ruleset', async () => {
-    const error = await refusal(
+    const error = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/{ruleset_id}', {
           params: { path: { zone_id, ruleset_id: rulesetId } },
@@ -135,18 +124,20 @@ describe('custom fields constraints', () => {
           },
         }),
       ),
+      400,
     );
     expect(error.errors[0]!.message).toMatch(/holds one log_custom_field rule, not 2/);
   });
 
   it('refuses other actions in the custom fields phase', async () => {
-    const error = await refusal(
+    const error = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/{ruleset_id}', {
           params: { path: { zone_id, ruleset_id: rulesetId } },
           body: { rules: [{ action: 'block', expression: 'true' }] },
         }),
       ),
+      400,
     );
     expect(error.errors[0]!.message).toMatch(/'block' is not allowed in phase http_log_custom_fields/);
   });
@@ -167,15 +158,15 @@ describe('log push job checks', () => {
     [{ destination_conf: 's3://b/p', logpull_options: 'fields=ClientIP&format=csv' }, /unknown option "format"/],
     [{ destination_conf: 's3://b/p', dataset: 'firewall_events', logpull_options: 'fields=Action,Cookies' }, /Cookies carries custom fields, which only the http_requests dataset has/],
   ])('refuses %j', async (body, message) => {
-    const error = await refusal(create(body));
+    const error = await apiFailure(create(body), 400);
     expect(error.codes).toEqual([10021]);
     expect(error.errors[0]!.message).toMatch(message);
   });
 
   it('refuses an unknown dataset and a bad name through the document', async () => {
-    const dataset = await refusal(create({ destination_conf: 's3://b/p', dataset: 'everything' }));
+    const dataset = await apiFailure(create({ destination_conf: 's3://b/p', dataset: 'everything' }), 400);
     expect(dataset.errors[0]!.message).toMatch(/dataset/);
-    const name = await refusal(create({ destination_conf: 's3://b/p', name: 'bad name!' }));
+    const name = await apiFailure(create({ destination_conf: 's3://b/p', name: 'bad name!' }), 400);
     expect(name.errors[0]!.message).toMatch(/name/);
   });
 });

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { createApiClient, type ApiClient } from '../../src/client';
+import { ApiError, createApiClient, type ApiClient } from '../../src/client';
 import { createApp, CredentialRegistry, everything, sha256, type Scope } from '../../src/server';
 import { openSqliteStore, type Clock, type Store } from '../../src/store';
 
@@ -94,4 +94,15 @@ export function bearer(value = token): Record<string, string> {
 /** A JSON request with the default token. */
 export function json(method: string, body: unknown, headers: Record<string, string> = {}): RequestInit {
   return { method, headers: { ...bearer(), 'Content-Type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** The ApiError a call must fail with (and its status, when given). */
+export async function apiFailure(call: Promise<unknown>, status?: number): Promise<ApiError> {
+  const outcome = await call.then(
+    () => new Error('expected the call to fail'),
+    (error: unknown) => error,
+  );
+  if (!(outcome instanceof ApiError)) throw outcome;
+  if (status !== undefined && outcome.status !== status) throw new Error(`expected HTTP ${status}, got ${outcome.message}`);
+  return outcome;
 }

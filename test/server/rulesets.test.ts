@@ -1,7 +1,7 @@
 // Rulesets over HTTP with the typed client, every response validated against the document.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, unwrap } from '../../src/client';
-import { ids, startServer, type TestServer } from './harness';
+import { unwrap } from '../../src/client';
+import { apiFailure, ids, startServer, type TestServer } from './harness';
 
 let server: TestServer;
 beforeAll(async () => {
@@ -11,16 +11,6 @@ afterAll(async () => {
   await server.stop();
 });
 
-async function failure(call: Promise<unknown>): Promise<ApiError> {
-  const error = await call.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
-}
 
 const hex32 = /^[0-9a-f]{32}$/;
 
@@ -54,7 +44,7 @@ describe('account rulesets', () => {
   });
 
   it('answers 404 (7003, 7000) for an unknown ruleset', async () => {
-    const error = await failure(
+    const error = await apiFailure(
       unwrap(server.api.GET('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id: ids.account, ruleset_id: 'f'.repeat(32) } } })),
     );
     expect(error.status).toBe(404);
@@ -76,7 +66,7 @@ describe('zone rulesets', () => {
     expect(created.version).toBe('1');
     expect(created.last_updated).toMatch(microseconds);
     expect(created.rules).toEqual([]);
-    const second = await failure(
+    const second = await apiFailure(
       unwrap(server.api.POST('/zones/{zone_id}/rulesets', { params: { path: { zone_id } }, body: { name: 'again', kind: 'zone', phase: 'http_request_firewall_custom' } })),
     );
     expect(second.status).toBe(400);
@@ -126,7 +116,7 @@ describe('zone rulesets', () => {
     const entry = await unwrap(
       server.api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { zone_id, phase: 'http_request_firewall_custom' } } }),
     );
-    const error = await failure(
+    const error = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/{ruleset_id}', {
           params: { path: { zone_id, ruleset_id: entry.id } },
@@ -144,7 +134,7 @@ describe('zone rulesets', () => {
   });
 
   it('refuses an action the phase does not allow', async () => {
-    const error = await failure(
+    const error = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
           params: { path: { zone_id, phase: 'http_request_firewall_custom' } },
@@ -157,7 +147,7 @@ describe('zone rulesets', () => {
   });
 
   it('answers 404 (10003) for a phase without entry point', async () => {
-    const error = await failure(
+    const error = await apiFailure(
       unwrap(server.api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { zone_id, phase: 'http_log_custom_fields' } } })),
     );
     expect(error.status).toBe(404);
@@ -248,7 +238,7 @@ describe('execute rules and overrides', () => {
     [{ id: ids.owasp, overrides: { rules: [{ id: 'b'.repeat(32), enabled: false }] } }, /has no rule b{32}/],
     [{ id: ids.owasp, overrides: { categories: [{ category: 'paranoia-level-9', enabled: false }] } }, /carries the tag "paranoia-level-9"/],
   ])('refuses execute parameters %j', async (action_parameters, message) => {
-    const error = await failure(patch({ action_parameters }));
+    const error = await apiFailure(patch({ action_parameters }));
     expect(error.status).toBe(400);
     expect(error.codes).toEqual([20200]);
     expect(error.errors[0]!.message).toMatch(message);
@@ -260,7 +250,7 @@ describe('execute rules and overrides', () => {
     );
     const lastId = owasp.rules!.at(-1)!.id!;
     for (const override of [{ id: lastId, score_threshold: 0 }, { id: lastId, score_threshold: 101 }, { id: lastId, action: 'explode' }]) {
-      const error = await failure(patch({ action_parameters: { id: ids.owasp, overrides: { rules: [override] } } }));
+      const error = await apiFailure(patch({ action_parameters: { id: ids.owasp, overrides: { rules: [override] } } }));
       expect(error.status).toBe(400);
       expect(error.codes).toContain(10021);
     }

@@ -1,7 +1,7 @@
 // The WAF migration state machine and rules 1-8 of the spec, over HTTP.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ApiError, unwrap } from '../../src/client';
-import { ids, startServer, type TestServer } from './harness';
+import { unwrap } from '../../src/client';
+import { apiFailure, ids, startServer, type TestServer } from './harness';
 
 let server: TestServer;
 beforeEach(async () => {
@@ -13,17 +13,6 @@ afterEach(async () => {
 
 const phase = 'http_request_firewall_managed';
 
-async function refusal(call: Promise<unknown>, status = 400): Promise<ApiError> {
-  const error = await call.then(
-    () => {
-      throw new Error('expected a refusal');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).status).toBe(status);
-  return error as ApiError;
-}
 
 const check = (zone_id: string) =>
   unwrap(server.api.GET('/zones/{zone_id}/waf_migration/check', { params: { path: { zone_id }, query: { phase_two: '1' } } }));
@@ -97,7 +86,7 @@ describe('the migration state machine', () => {
       paranoia_level: 2,
     });
     // Irreversible: no second migration, and the entry point is now an ordinary one.
-    const again = await refusal(migrate(ids.businessZone, '1'));
+    const again = await apiFailure(migrate(ids.businessZone, '1'), 400);
     expect(again.codes).toEqual([20305]);
     expect(again.errors[0]!.message).toMatch(/irreversible/);
     const plain = await unwrap(
@@ -110,7 +99,7 @@ describe('the migration state machine', () => {
   });
 
   it('refuses validation mode outside Enterprise (rule 2)', async () => {
-    const error = await refusal(migrate(ids.businessZone, 'validation'));
+    const error = await apiFailure(migrate(ids.businessZone, 'validation'), 400);
     expect(error.codes).toEqual([20302]);
     expect(error.errors[0]!.message).toMatch(/Enterprise zones only/);
     expect((await status(ids.businessZone)).migration_state).toBe('start');
@@ -125,13 +114,14 @@ describe('the migration state machine', () => {
       validation_mode: true,
     });
     // Without the parameter the managed entry point stays closed while validating.
-    const closed = await refusal(
+    const closed = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
           params: { path: { zone_id: ids.enterpriseZone, phase } },
           body: { rules: [] },
         }),
       ),
+      400,
     );
     expect(closed.codes).toEqual([20306]);
     await migrate(ids.enterpriseZone, 'pending');
@@ -139,31 +129,33 @@ describe('the migration state machine', () => {
   });
 
   it('refuses writing the managed entry point of a zone on the previous WAF without the parameter', async () => {
-    const error = await refusal(
+    const error = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
           params: { path: { zone_id: ids.enterpriseZone, phase } },
           body: { rules: [{ action: 'execute', expression: 'true', action_parameters: { id: ids.owasp } }] },
         }),
       ),
+      400,
     );
     expect(error.codes).toEqual([20306]);
     expect(error.errors[0]!.message).toMatch(/still uses the previous WAF managed rules.*waf_migration=pending/);
-    const created = await refusal(
+    const created = await apiFailure(
       unwrap(server.api.POST('/zones/{zone_id}/rulesets', { params: { path: { zone_id: ids.enterpriseZone } }, body: { name: 'x', kind: 'zone', phase } })),
+      400,
     );
     expect(created.codes).toEqual([20306]);
   });
 
   it('refuses zones with URI-based overrides, more than 200 firewall rules, or a rule over 4 KB', async () => {
     const rules = [{ action: 'execute', expression: 'true', action_parameters: { id: ids.owasp } }];
-    const incompatible = await refusal(migrate(ids.uriOverrideZone, 'pending', rules));
+    const incompatible = await apiFailure(migrate(ids.uriOverrideZone, 'pending', rules), 400);
     expect(incompatible.codes).toEqual([20301]);
     expect(incompatible.errors[0]!.message).toMatch(/URI-based WAF overrides; delete them first/);
-    const many = await refusal(migrate(ids.manyRulesZone, 'pending', rules));
+    const many = await apiFailure(migrate(ids.manyRulesZone, 'pending', rules), 400);
     expect(many.codes).toEqual([20303]);
     expect(many.errors[0]!.message).toMatch(/230 firewall rules .* at most 200 .* contact support/);
-    const long = await refusal(migrate(ids.longExpressionZone, 'pending', rules));
+    const long = await apiFailure(migrate(ids.longExpressionZone, 'pending', rules), 400);
     expect(long.codes).toEqual([20304]);
     expect(long.errors[0]!.message).toMatch(/longer than the 4 KB .* contact support/);
     for (const zone of [ids.uriOverrideZone, ids.manyRulesZone, ids.longExpressionZone]) {
@@ -172,22 +164,24 @@ describe('the migration state machine', () => {
   });
 
   it('requires phase_two=1 and the managed phase for waf_migration', async () => {
-    const noPhaseTwo = await refusal(
+    const noPhaseTwo = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
           params: { path: { zone_id: ids.businessZone, phase }, query: { waf_migration: 'pending' } },
           body: { rules: [] },
         }),
       ),
+      400,
     );
     expect(noPhaseTwo.errors[0]!.message).toMatch(/phase_two=1 must accompany waf_migration/);
-    const otherPhase = await refusal(
+    const otherPhase = await apiFailure(
       unwrap(
         server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
           params: { path: { zone_id: ids.businessZone, phase: 'http_log_custom_fields' }, query: { waf_migration: 'pending', phase_two: '1' } },
           body: { rules: [] },
         }),
       ),
+      400,
     );
     expect(otherPhase.errors[0]!.message).toMatch(/applies only to the http_request_firewall_managed entry point/);
   });
