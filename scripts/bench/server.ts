@@ -1,0 +1,373 @@
+// Management API server benchmark, with autocannon on loopback, in one run: a GET of a ruleset
+// (getAccountRuleset of the OWASP ruleset, 64 rules) and a PATCH of a rule (updateZoneRulesetRule
+// toggling `enabled` of the Pro zone's execute rule: a real write, a version each time) against
+//   (a) the full server: request validation on, response validation off (as `npm start` runs);
+//   (b) the full server with response validation on as well (as the tests run);
+//   (c) the same work with no validator: Express routes over the same store, credentials and
+//       checks (rule expression through the rules language, the executed ruleset read back);
+//   (d) the Prism mock of generated/openapi.yaml (answers from the examples, validates requests);
+//   (e) a bare Express app answering the same JSON body (the ceiling of this stack here).
+// Targets: (a) at least 75% of (e) and at least 3.5x (d).
+//
+// Every server runs in a child process of its own and autocannon in this one: on 2 cores the
+// server under test gets one core and the load generator the other. In-process, autocannon and
+// the server would share one event loop and each would slow the other down by an amount that
+// differs from target to target (Prism is a separate process anyway), so the ratios would lie.
+// Run: `npx tsx scripts/bench/server.ts` (about a minute and a half).
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { createServer, type Server } from 'node:net';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import pino from 'pino';
+import { validate } from '../../src/filter';
+import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
+import { openSqliteStore, type Store } from '../../src/store';
+import { bin, quietEnv, root } from '../tools';
+
+// autocannon ships no type declarations; these are the parts used here.
+interface CannonRequest {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+interface CannonOptions {
+  url: string;
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+  requests: CannonRequest[];
+}
+interface CannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: CannonOptions) => Promise<CannonResult>;
+
+const TARGETS = { shareOfBare: 0.75, timesPrism: 3.5 };
+const WARM_UP_SECONDS = 1;
+const MEASURE_SECONDS = 5;
+const CONNECTIONS = 10;
+const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrst';
+const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
+const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f';
+const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
+const MANAGED_PHASE = 'http_request_firewall_managed';
+
+type ServerKind = 'validated' | 'validated-responses' | 'no-validator' | 'bare';
+type WorkloadName = 'GET ruleset' | 'PATCH rule';
+
+interface Running {
+  /** Origin plus the prefix the API lives under (Prism serves the paths at its root). */
+  base: string;
+  stop(): Promise<void>;
+}
+
+interface Target {
+  label: string;
+  start(): Promise<Running>;
+}
+
+type TargetKey = 'validated' | 'responses' | 'noValidator' | 'prism' | 'bare';
+
+interface Measurement {
+  key: TargetKey;
+  target: string;
+  workload: WorkloadName;
+  result: CannonResult;
+}
+
+/** The ids of the PATCH: the Pro zone's managed entry point and its OWASP execute rule. */
+interface PatchIds {
+  ruleset: string;
+  rule: string;
+}
+
+function workloads(ids: PatchIds): Record<WorkloadName, CannonRequest[]> {
+  const rulePath = `/zones/${PRO_ZONE}/rulesets/${ids.ruleset}/rules/${ids.rule}`;
+  const json = { 'content-type': 'application/json' };
+  return {
+    'GET ruleset': [{ method: 'GET', path: `/accounts/${ACCOUNT}/rulesets/${OWASP}` }],
+    // Alternating bodies: every request really changes the rule.
+    'PATCH rule': [
+      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":false}' },
+      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":true}' },
+    ],
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The servers, each started in a child process (this file with `--serve <kind>`)
+
+interface Credentials {
+  registry: CredentialRegistry;
+}
+
+function credentials(): Credentials {
+  const registry = new CredentialRegistry();
+  registry.addToken(sha256(TOKEN), { name: 'bench', email: null, scope: everything });
+  return { registry };
+}
+
+function envelope(result: unknown) {
+  return { result, success: true, errors: [], messages: [] };
+}
+
+function failure(res: Response, status: number, code: number, message: string): void {
+  res.status(status).json({ result: null, success: false, errors: [{ code, message }], messages: [] });
+}
+
+/** (c): the routes by hand over the same store, with the checks the handlers make, and no validator. */
+function noValidatorApp(store: Store, { registry }: Credentials): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.json({ limit: '1mb' }));
+  app.use(basePath, (req, res, next) => {
+    const token = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (!token || !registry.findToken(token)) return failure(res, 403, 10000, 'Authentication error');
+    next();
+  });
+  app.get(`${basePath}/accounts/:account_id/rulesets/:ruleset_id`, async (req, res) => {
+    const { account_id, ruleset_id } = req.params;
+    if (!(await store.accounts.get(account_id))) return failure(res, 404, 7003, 'Could not route');
+    const ruleset = await store.rulesets.get({ account_id }, ruleset_id);
+    if (!ruleset) return failure(res, 404, 7003, 'Could not route');
+    res.json(envelope(ruleset));
+  });
+  app.patch(`${basePath}/zones/:zone_id/rulesets/:ruleset_id/rules/:rule_id`, async (req, res, next) => {
+    const { zone_id, ruleset_id, rule_id } = req.params;
+    const zone = await store.zones.get(zone_id);
+    if (!zone) return failure(res, 404, 7003, 'Could not route');
+    try {
+      const ruleset = await store.transaction(async (tx) => {
+        const current = await tx.rulesets.get({ zone_id }, ruleset_id);
+        const rule = current?.rules.find((r) => r.id === rule_id);
+        if (!rule) throw new Error('no such rule');
+        const merged = { ...rule, ...(req.body as object) };
+        if (!validate(merged.expression).ok) throw new Error('bad expression');
+        const executed = merged.action_parameters?.id;
+        if (typeof executed === 'string' && !(await tx.rulesets.get({ account_id: zone.account.id }, executed))) {
+          throw new Error('unknown managed ruleset');
+        }
+        return tx.rulesets.updateRule({ zone_id }, ruleset_id, rule_id, req.body);
+      });
+      res.json(envelope(ruleset));
+    } catch (error) {
+      next(error);
+    }
+  });
+  app.use((error: Error, _req: Request, res: Response, _next: NextFunction) => failure(res, 400, 10021, error.message));
+  return app;
+}
+
+/** (e): routing, body parsing and serialization of the same results, nothing else. */
+async function bareApp(store: Store): Promise<express.Express> {
+  const owasp = await store.rulesets.get({ account_id: ACCOUNT }, OWASP);
+  const entryPoint = await store.rulesets.getEntryPoint({ zone_id: PRO_ZONE }, MANAGED_PHASE);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.json({ limit: '1mb' }));
+  app.get(`${basePath}/accounts/:account_id/rulesets/:ruleset_id`, (_req, res) => res.json(envelope(owasp)));
+  app.patch(`${basePath}/zones/:zone_id/rulesets/:ruleset_id/rules/:rule_id`, (_req, res) => res.json(envelope(entryPoint)));
+  return app;
+}
+
+async function serve(kind: ServerKind): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'server-bench-'));
+  const store = await openSqliteStore({ dataDir });
+  const creds = credentials();
+  let app: express.Express;
+  if (kind === 'bare') app = await bareApp(store);
+  else if (kind === 'no-validator') app = noValidatorApp(store, creds);
+  else {
+    const created = createApp({ store, credentials: creds.registry, logger: pino({ level: 'silent' }), validateResponses: kind === 'validated-responses' });
+    await created.ready;
+    app = created.app;
+  }
+  const server = app.listen(0, '127.0.0.1', () => {
+    const address = server.address();
+    process.send?.({ port: typeof address === 'object' && address ? address.port : 0 });
+  });
+  process.once('disconnect', () => {
+    server.closeAllConnections();
+    server.close(() => {
+      void store.close().finally(() => {
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      });
+    });
+  });
+}
+
+const thisFile = fileURLToPath(import.meta.url);
+
+function childServer(kind: ServerKind): Target['start'] {
+  return async () => {
+    // fork() reuses this process's execArgv, so the child runs under tsx as this one does.
+    const child = fork(thisFile, ['--serve', kind], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const port = await new Promise<number>((resolve, reject) => {
+      child.once('message', (message) => resolve((message as { port: number }).port));
+      child.once('exit', (code) => reject(new Error(`the ${kind} server exited (code ${code}) before listening`)));
+    });
+    return { base: `http://127.0.0.1:${port}${basePath}`, stop: () => stopChild(child, () => child.disconnect()) };
+  };
+}
+
+function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    ask();
+  });
+}
+
+async function freePort(): Promise<number> {
+  const probe: Server = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const address = probe.address();
+  await new Promise((resolve) => probe.close(resolve));
+  return typeof address === 'object' && address ? address.port : 0;
+}
+
+async function startPrism(): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(bin('prism'), ['mock', 'generated/openapi.yaml', '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: root,
+    env: quietEnv,
+    // Prism logs every request; the pipe is drained and dropped.
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`Prism exited (code ${child.exitCode}) before listening`);
+    const answered = await fetch(`${base}/filters/validate-expr?expression=ssl`, { headers: { authorization: `Bearer ${TOKEN}` } }).then(
+      () => true,
+      () => false,
+    );
+    if (answered) break;
+    if (Date.now() > deadline) throw new Error('Prism did not start within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return { base, stop: () => stopChild(child, () => child.kill('SIGTERM')) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+/** One request of each workload must succeed, or the figures would be those of an error path. */
+async function checkAnswers(label: string, base: string, requests: CannonRequest[]): Promise<void> {
+  for (const request of requests) {
+    const response = await fetch(`${base}${request.path}`, {
+      method: request.method,
+      headers: { authorization: `Bearer ${TOKEN}`, ...request.headers },
+      ...(request.body ? { body: request.body } : {}),
+    });
+    const body = await response.text();
+    if (response.status !== 200) throw new Error(`${label}: ${request.method} ${request.path} answered ${response.status}: ${body.slice(0, 300)}`);
+  }
+}
+
+async function measure(base: string, requests: CannonRequest[], duration: number): Promise<CannonResult> {
+  const url = new URL(base);
+  // autocannon joins each request's path to the origin; the API prefix goes into the paths.
+  const prefixed = requests.map((r) => ({ ...r, path: `${url.pathname.replace(/\/$/, '')}${r.path}` }));
+  return autocannon({
+    url: url.origin,
+    connections: CONNECTIONS,
+    duration,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    requests: prefixed,
+  });
+}
+
+async function patchIds(base: string): Promise<PatchIds> {
+  const response = await fetch(`${base}/zones/${PRO_ZONE}/rulesets/phases/${MANAGED_PHASE}/entrypoint`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const { result } = (await response.json()) as { result: { id: string; rules: { id: string; action: string; action_parameters?: { id?: string } }[] } };
+  const rule = result.rules.find((r) => r.action === 'execute' && r.action_parameters?.id === OWASP);
+  if (!rule) throw new Error('the Pro zone has no OWASP execute rule');
+  return { ruleset: result.id, rule: rule.id };
+}
+
+const targets: Record<TargetKey, Target> = {
+  validated: { label: '(a) full server, request validation', start: childServer('validated') },
+  responses: { label: '(b) full server, + response validation', start: childServer('validated-responses') },
+  noValidator: { label: '(c) same work, no validator', start: childServer('no-validator') },
+  prism: { label: '(d) Prism mock', start: startPrism },
+  bare: { label: '(e) bare Express, same JSON', start: childServer('bare') },
+};
+
+const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const verdict = (met: boolean) => (met ? 'target met' : 'TARGET MISSED');
+
+function printRow(m: Measurement): void {
+  const { result } = m;
+  const trouble = result.non2xx + result.errors + result.timeouts;
+  console.log(
+    `${m.target.padEnd(40)} ${m.workload.padEnd(12)} ${round(result.requests.average).padStart(8)} req/s` +
+      `   p50 ${round(result.latency.p50, 1).padStart(6)} ms   p99 ${round(result.latency.p99, 1).padStart(6)} ms` +
+      (trouble > 0 ? `   (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)` : ''),
+  );
+}
+
+export async function run(): Promise<void> {
+  console.log(
+    `management API server: ${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up then ${MEASURE_SECONDS} s per target and workload; ` +
+      'each server in its own process, autocannon in this one',
+  );
+  // Other work on the machine skews the figures: say how busy it was.
+  console.log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
+  let ids: PatchIds | undefined;
+  const results: Measurement[] = [];
+  for (const [key, target] of Object.entries(targets) as [TargetKey, Target][]) {
+    const running = await target.start();
+    try {
+      ids ??= await patchIds(running.base);
+      for (const [workload, requests] of Object.entries(workloads(ids)) as [WorkloadName, CannonRequest[]][]) {
+        await checkAnswers(target.label, running.base, requests);
+        await measure(running.base, requests, WARM_UP_SECONDS);
+        const measurement = { key, target: target.label, workload, result: await measure(running.base, requests, MEASURE_SECONDS) };
+        results.push(measurement);
+        printRow(measurement);
+      }
+    } finally {
+      await running.stop();
+    }
+  }
+
+  const rate = (key: TargetKey, workload: WorkloadName) =>
+    results.find((m) => m.key === key && m.workload === workload)!.result.requests.average;
+  console.log('');
+  for (const workload of ['GET ruleset', 'PATCH rule'] as const) {
+    const full = rate('validated', workload);
+    const shareOfBare = full / rate('bare', workload);
+    const timesPrism = full / rate('prism', workload);
+    console.log(
+      `${workload}: full validation = ${round(shareOfBare * 100)}% of bare Express (target >= ${TARGETS.shareOfBare * 100}%: ${verdict(shareOfBare >= TARGETS.shareOfBare)}), ` +
+        `${round(timesPrism, 2)}x Prism (target >= ${TARGETS.timesPrism}x: ${verdict(timesPrism >= TARGETS.timesPrism)}); ` +
+        `response validation costs ${round((1 - rate('responses', workload) / full) * 100)}%, ` +
+        `the validator ${round((1 - full / rate('noValidator', workload)) * 100)}% against the same work without it`,
+    );
+  }
+}
+
+const [, entry, flag, kind] = process.argv;
+if (entry && import.meta.url === pathToFileURL(entry).href) {
+  if (flag === '--serve') await serve(kind as ServerKind);
+  else await run();
+}
