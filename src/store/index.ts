@@ -1,6 +1,6 @@
 /**
  * The persistence layer of the management API: an async Store of typed repositories over
- * one query layer (Kysely), with an embedded SQLite implementation. Everything the rest of
+ * one query layer (Kysely), on embedded SQLite or on PostgreSQL. Everything the rest of
  * the project may use is exported here.
  */
 export type {
@@ -37,3 +37,10 @@ export * from './errors';
 export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
+export {
+  openPostgresStore,
+  POSTGRES_POOL_DEFAULTS,
+  type PostgresPoolOptions,
+  type PostgresStoreOptions,
+} from './postgres/open';
+export { parseDatabaseUrl, type DatabaseUrl } from './postgres/database-url';

@@ -18,4 +18,4 @@ export interface StoreHarness {
 }
 
 /** Serializable address of a store; `openStoreAt` turns it back into a store. */
-export type StoreConnection = { engine: 'sqlite'; filename: string };
+export type StoreConnection = { engine: 'sqlite'; filename: string } | { engine: 'postgres'; url: string };

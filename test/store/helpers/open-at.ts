@@ -1,4 +1,4 @@
-import { openSqliteStore, type Store, type StoreOptions } from '../../../src/store';
+import { openPostgresStore, openSqliteStore, type Store, type StoreOptions } from '../../../src/store';
 import type { StoreConnection } from './harness';
 
 /** Opens the store a child process was pointed at. */
@@ -6,5 +6,7 @@ export function openStoreAt(connection: StoreConnection, options: StoreOptions =
   switch (connection.engine) {
     case 'sqlite':
       return openSqliteStore({ filename: connection.filename, ...options });
+    case 'postgres':
+      return openPostgresStore({ connectionString: connection.url, ...options });
   }
 }

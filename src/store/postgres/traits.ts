@@ -1,0 +1,57 @@
+import pg from 'pg';
+import type { DialectTraits } from '../dialect';
+import { InvalidInputError, StoreBusyError } from '../errors';
+
+/** SQLSTATE codes the store gives a meaning to. */
+const UNIQUE_VIOLATION = '23505';
+const SERIALIZATION_FAILURE = '40001';
+const DEADLOCK_DETECTED = '40P01';
+const LOCK_NOT_AVAILABLE = '55P03';
+const NUMERIC_VALUE_OUT_OF_RANGE = '22003';
+const INVALID_TEXT_REPRESENTATION = '22P02';
+const CHARACTER_NOT_IN_REPERTOIRE = '22021';
+const UNTRANSLATABLE_CHARACTER = '22P05';
+
+/** What pg-pool says when every connection stayed checked out for the whole connection timeout. */
+const POOL_EXHAUSTED_MESSAGE = 'timeout exceeded when trying to connect';
+
+export interface PostgresLimits {
+  readonly maxConnections: number;
+  readonly connectionTimeoutMs: number;
+  readonly lockTimeoutMs: number;
+}
+
+export function postgresTraits(location: string, limits: PostgresLimits): DialectTraits {
+  return {
+    location,
+    isUniqueViolation: (error) => sqlState(error) === UNIQUE_VIOLATION,
+    isRetryable: (error) => [SERIALIZATION_FAILURE, DEADLOCK_DETECTED].includes(sqlState(error)),
+    translate: (error) => {
+      switch (sqlState(error)) {
+        case LOCK_NOT_AVAILABLE:
+          return new StoreBusyError(
+            `database ${location}: another writer held the lock for more than ${limits.lockTimeoutMs} ms`,
+            { cause: error },
+          );
+        case NUMERIC_VALUE_OUT_OF_RANGE:
+        case INVALID_TEXT_REPRESENTATION:
+          return new InvalidInputError('a number does not fit a 64-bit integer field', { cause: error });
+        case CHARACTER_NOT_IN_REPERTOIRE:
+        case UNTRANSLATABLE_CHARACTER:
+          // PostgreSQL text cannot hold U+0000; SQLite can, so this is the one input only one engine refuses.
+          return new InvalidInputError('text cannot contain the NUL character (U+0000)', { cause: error });
+      }
+      if (error instanceof Error && error.message === POOL_EXHAUSTED_MESSAGE) {
+        return new StoreBusyError(
+          `database ${location}: all ${limits.maxConnections} connections stayed busy for more than ${limits.connectionTimeoutMs} ms`,
+          { cause: error },
+        );
+      }
+      return error;
+    },
+  };
+}
+
+function sqlState(error: unknown): string {
+  return error instanceof pg.DatabaseError ? (error.code ?? '') : '';
+}
