@@ -497,30 +497,28 @@ function bodyFieldProbes(schema: Schema): Probe[] {
 
 /** Rules are a oneOf keyed by `action`: broken rules must be refused with the rule's own path. */
 function ruleItemProbes(field: string): Probe[] {
-  const rule = (value: Record<string, unknown>) => (p: Parts) => withBody(p, { ...bodyOf(p), [field]: [value] });
   const block = { action: 'block', expression: 'true' };
-  return [
-    { name: `${field}[0] with an unknown action`, change: rule({ ...block, action: 'explode' }), expected: () => invalid(`body/${field}/0`) },
-    { name: `${field}[0] without an action`, change: rule({ expression: 'true' }), expected: () => invalid(`body/${field}/0`) },
-    { name: `${field}[0] with an expression that is not a string`, change: rule({ ...block, expression: 7 }), expected: () => invalid(`body/${field}/0/expression`) },
-    { name: `${field}[0] with an unknown field`, change: rule({ ...block, colour: 'red' }), expected: () => invalid(`body/${field}/0/colour`) },
-    { name: `${field}[0] with an id that is not hex`, change: rule({ ...block, id: 'z'.repeat(32) }), expected: () => invalid(`body/${field}/0/id`) },
-    { name: `${field}[0] execute without action_parameters`, change: rule({ action: 'execute', expression: 'true' }), expected: () => invalid(`body/${field}/0`) },
-    {
-      name: `${field}[0] execute of a ruleset id that is not hex`,
-      change: rule({ action: 'execute', expression: 'true', action_parameters: { id: 'owasp' } }),
-      expected: () => invalid(`body/${field}/0/action_parameters/id`),
-    },
-    {
-      name: `${field}[0] with a score threshold that is not an integer`,
-      change: rule({
-        action: 'execute',
-        expression: 'true',
-        action_parameters: { id: ids.owasp, overrides: { rules: [{ id: ids.owaspLastRule, score_threshold: 'high' }] } },
-      }),
-      expected: () => invalid(`body/${field}/0/action_parameters/overrides/rules/0/score_threshold`),
-    },
+  const executeOwasp = (overrides: object) => ({ action: 'execute', expression: 'true', action_parameters: { id: ids.owasp, overrides } });
+  // [what is wrong, the rule, where under body/<field>/0 the message must point]
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['with an unknown action', { ...block, action: 'explode' }, ''],
+    ['without an action', { expression: 'true' }, ''],
+    ['with an expression that is not a string', { ...block, expression: 7 }, '/expression'],
+    ['with an unknown field', { ...block, colour: 'red' }, '/colour'],
+    ['with an id that is not hex', { ...block, id: 'z'.repeat(32) }, '/id'],
+    ['execute without action_parameters', { action: 'execute', expression: 'true' }, ''],
+    ['execute of a ruleset id that is not hex', { action: 'execute', expression: 'true', action_parameters: { id: 'owasp' } }, '/action_parameters/id'],
+    [
+      'with a score threshold that is not an integer',
+      executeOwasp({ rules: [{ id: ids.owaspLastRule, score_threshold: 'high' }] }),
+      '/action_parameters/overrides/rules/0/score_threshold',
+    ],
   ];
+  return cases.map(([what, value, at]) => ({
+    name: `${field}[0] ${what}`,
+    change: (p: Parts) => withBody(p, { ...bodyOf(p), [field]: [value] }),
+    expected: () => invalid(`body/${field}/0${at}`),
+  }));
 }
 
 const oneMiB = 1024 * 1024;
@@ -539,7 +537,11 @@ function bodyFormProbes(): Probe[] {
     { name: 'body that is a JSON number', change: raw('42'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
     { name: 'body that is a JSON string', change: raw('"text"'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
     { name: 'malformed JSON', change: raw('{"name": "x",'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }) },
-    { name: 'JSON with a trailing comma', change: raw('{"a": 1,}'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }) },
+    {
+      name: 'JSON with a trailing comma',
+      change: raw('{"a": 1,}'),
+      expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }),
+    },
     {
       name: 'body over 1 MiB',
       change: (p) => withBody(p, { ...bodyOf(p), padding: 'x'.repeat(oneMiB) }),
@@ -551,7 +553,11 @@ function bodyFormProbes(): Probe[] {
       change: raw('name=x&kind=zone', 'application/x-www-form-urlencoded'),
       expected: unsupported('application/json'),
     },
-    { name: 'body without a content type', change: (p) => raw(new TextEncoder().encode(JSON.stringify(p.body)), null)(p), expected: unsupported('application/json') },
+    {
+      name: 'body without a content type',
+      change: (p) => raw(new TextEncoder().encode(JSON.stringify(p.body)), null)(p),
+      expected: unsupported('application/json'),
+    },
     {
       name: 'JSON in a charset the server does not read',
       change: (p) => ({ ...p, contentType: 'application/json; charset=latin1' }),
@@ -621,7 +627,9 @@ describe('the document', () => {
   });
 });
 
-describe.each(operationsOfDocument.map((operation) => [`${operation.method.toUpperCase()} ${operation.template} (${operation.id})`, operation] as const))(
+const titled = operationsOfDocument.map((operation) => [`${operation.method.toUpperCase()} ${operation.template} (${operation.id})`, operation] as const);
+
+describe.each(titled)(
   '%s',
   (_title, operation) => {
     // Writes are sent valid once, with real client headers, at the end of the file (they change the store).

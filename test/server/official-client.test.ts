@@ -121,7 +121,9 @@ describe('operations through the official client', () => {
 
   it('ssl.certificatePacks.list pages through every pack, stopping at the first empty page', async () => {
     const expected = await unwrap(
-      server.api.GET('/zones/{zone_id}/ssl/certificate_packs', { params: { path: { zone_id: ids.enterpriseZone }, query: { status: 'all', per_page: 100 } } }),
+      server.api.GET('/zones/{zone_id}/ssl/certificate_packs', {
+        params: { path: { zone_id: ids.enterpriseZone }, query: { status: 'all', per_page: 100 } },
+      }),
     );
     expect(expected.length).toBeGreaterThan(10);
     const before = sent.length;
@@ -192,7 +194,9 @@ describe('operations through the official client', () => {
   });
 
   it('rulesets.update replaces the rules, keeps sent ids and moves the version', async () => {
-    const created = await ruleset(cf.rulesets.create({ zone_id: ids.businessZone, name: 'Custom rules', kind: 'custom', phase: 'http_request_firewall_custom' }));
+    const created = await ruleset(
+      cf.rulesets.create({ zone_id: ids.businessZone, name: 'Custom rules', kind: 'custom', phase: 'http_request_firewall_custom' }),
+    );
     const first = await ruleset(cf.rulesets.update(created.id, {
       zone_id: ids.businessZone,
       rules: [
@@ -285,7 +289,14 @@ describe('operations through the official client', () => {
       codes: [7003, 7000],
       name: 'NotFoundError',
     });
-    const stranger = new Cloudflare({ baseURL: server.baseUrl, apiToken: 'not-a-known-token', apiEmail: null, apiKey: null, userServiceKey: null, maxRetries: 0 });
+    const stranger = new Cloudflare({
+      baseURL: server.baseUrl,
+      apiToken: 'not-a-known-token',
+      apiEmail: null,
+      apiKey: null,
+      userServiceKey: null,
+      maxRetries: 0,
+    });
     expect(await refusal(stranger.zones.get({ zone_id: ids.proZone }))).toEqual({ status: 403, codes: [10000], name: 'PermissionDeniedError' });
   });
 });
@@ -295,26 +306,30 @@ describe('operations through the official client', () => {
 
 const paranoiaTags = [1, 2, 3, 4].map((level) => `paranoia-level-${level}`);
 
+type Overrides = NonNullable<NonNullable<ExecuteRule['action_parameters']>['overrides']>;
+
+/** The step both OWASP how-tos end with: PATCH the zone's execute rule of the ruleset with new overrides. */
+async function editOverrides(cf: Cloudflare, zoneId: string, managedId: string, change: (overrides: Overrides) => Overrides) {
+  const entry = await cf.rulesets.phases.get(MANAGED, { zone_id: zoneId });
+  const rule = executeRuleOf(entry.rules, managedId);
+  const parameters = rule.action_parameters!;
+  return ruleset(
+    cf.rulesets.rules.edit(rule.id!, {
+      ruleset_id: entry.id,
+      zone_id: zoneId,
+      action: 'execute',
+      action_parameters: { ...parameters, overrides: change(parameters.overrides ?? {}) },
+    }),
+  );
+}
+
 /** How-to 1: set the OWASP paranoia level by disabling the tags of every higher level. */
 async function setParanoiaLevel(cf: Cloudflare, accountId: string, zoneId: string, level: 1 | 2 | 3 | 4) {
   const managed = await all(cf.rulesets.list({ account_id: accountId }));
   const owasp = managed.find((ruleset) => ruleset.name.includes('OWASP'));
   if (!owasp) throw new Error('no OWASP ruleset in the account');
-  const entry = await cf.rulesets.phases.get(MANAGED, { zone_id: zoneId });
-  const rule = executeRuleOf(entry.rules, owasp.id);
-  const parameters = rule.action_parameters!;
-  return ruleset(cf.rulesets.rules.edit(rule.id!, {
-    ruleset_id: entry.id,
-    zone_id: zoneId,
-    action: 'execute',
-    action_parameters: {
-      ...parameters,
-      overrides: {
-        ...parameters.overrides,
-        categories: paranoiaTags.slice(level).map((category) => ({ category, enabled: false })),
-      },
-    },
-  }));
+  const categories = paranoiaTags.slice(level).map((category) => ({ category, enabled: false }));
+  return editOverrides(cf, zoneId, owasp.id, (overrides) => ({ ...overrides, categories }));
 }
 
 /** How-to 2: set the score threshold and action with a rule override of the ruleset's last rule. */
@@ -328,17 +343,9 @@ async function setScoreThreshold(
 ) {
   const owasp = await cf.rulesets.get(owaspId, { account_id: accountId });
   const last = owasp.rules.at(-1)!;
-  const entry = await cf.rulesets.phases.get(MANAGED, { zone_id: zoneId });
-  const rule = executeRuleOf(entry.rules, owaspId);
-  const parameters = rule.action_parameters!;
-  return ruleset(cf.rulesets.rules.edit(rule.id!, {
-    ruleset_id: entry.id,
-    zone_id: zoneId,
-    action: 'execute',
-    action_parameters: {
-      ...parameters,
-      overrides: { ...parameters.overrides, rules: [{ id: last.id!, score_threshold: threshold, action }] },
-    },
+  return editOverrides(cf, zoneId, owaspId, (overrides) => ({
+    ...overrides,
+    rules: [{ id: last.id!, score_threshold: threshold, action }],
   }));
 }
 
@@ -353,7 +360,11 @@ async function configureCustomFields(cf: Cloudflare, zoneId: string, fields: Cus
   const zoneRulesets = await all(cf.rulesets.list({ zone_id: zoneId }));
   const existing = zoneRulesets.find((r) => r.kind === 'zone' && r.phase === CUSTOM_FIELDS);
   const created = !existing;
-  const target = existing ?? (await ruleset(cf.rulesets.create({ zone_id: zoneId, name: 'Zone-level phase entry point', kind: 'zone', description: 'Custom log fields', phase: CUSTOM_FIELDS })));
+  const target =
+    existing ??
+    (await ruleset(
+      cf.rulesets.create({ zone_id: zoneId, name: 'Zone-level phase entry point', kind: 'zone', description: 'Custom log fields', phase: CUSTOM_FIELDS }),
+    ));
   const updated = await ruleset(cf.rulesets.update(target.id, {
     zone_id: zoneId,
     rules: [{ action: 'log_custom_field', expression: 'true', description: 'Log custom fields', action_parameters: fields }],
