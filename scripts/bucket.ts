@@ -1,0 +1,82 @@
+// `npm run bucket -- create|list|delete [<name>] [--data-dir <dir>]`: the buckets a worker can
+// bind, kept in <dataDir>/buckets/<name>/. See README (Workers).
+import { existsSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { BucketCatalogue, BucketCatalogueError } from '../src/bucket';
+import { DEFAULT_DATA_DIR } from '../src/worker';
+
+const USAGE = `Usage: npm run bucket -- <command> [--data-dir <dir>]
+
+  create <name>   creates an empty bucket
+  list            lists the buckets, one per line: name and creation time
+  delete <name>   deletes a bucket; refused while it holds objects or uploads in progress
+  --data-dir <dir>  where the buckets live (default ${DEFAULT_DATA_DIR})
+Bucket names have 3 to 63 lower-case letters, digits and hyphens, neither first nor last a hyphen.`;
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+function usageError(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+function readArguments(): { command: string; name?: string; dataDir: string } | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      strict: true,
+      allowPositionals: true,
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return null;
+  const [command, name, ...extra] = positionals;
+  const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
+  if (command === undefined) usageError('A command is required.');
+  if (command === 'list') {
+    if (name !== undefined) usageError(`list takes no name (got ${JSON.stringify(name)}).`);
+    return { command, dataDir };
+  }
+  if (command !== 'create' && command !== 'delete') usageError(`Unknown command ${JSON.stringify(command)}.`);
+  if (name === undefined) usageError(`${command} needs the name of a bucket.`);
+  if (extra.length > 0) usageError(`${command} takes one name; unexpected ${JSON.stringify(extra.join(' '))}.`);
+  return { command, name, dataDir };
+}
+
+async function run(catalogue: BucketCatalogue, command: string, name: string | undefined, dataDir: string): Promise<void> {
+  if (command === 'create') {
+    await catalogue.create(name!);
+    process.stdout.write(`Created bucket ${name} in ${dataDir}\n`);
+  } else if (command === 'delete') {
+    await catalogue.delete(name!);
+    process.stdout.write(`Deleted bucket ${name} from ${dataDir}\n`);
+  } else {
+    const buckets = await catalogue.list();
+    if (buckets.length === 0) process.stderr.write(`No buckets in ${dataDir}\n`);
+    for (const bucket of buckets) process.stdout.write(`${bucket.name}\t${bucket.createdAt.toISOString()}\n`);
+  }
+}
+
+const args = readArguments();
+if (args === null) {
+  process.stdout.write(`${USAGE}\n`);
+} else if (args.command !== 'create' && !existsSync(args.dataDir)) {
+  // Only create makes the data directory: a mistyped --data-dir should not leave one behind.
+  process.stderr.write(`No data directory at ${args.dataDir}${args.command === 'list' ? '' : `: there is no bucket ${args.name} to delete`}\n`);
+  process.exitCode = args.command === 'list' ? 0 : EXIT_FAILURE;
+} else {
+  const catalogue = new BucketCatalogue(args.dataDir);
+  try {
+    await run(catalogue, args.command, args.name, args.dataDir);
+  } catch (error) {
+    if (!(error instanceof BucketCatalogueError)) throw error;
+    process.stderr.write(`bucket ${args.command} failed: ${error.message} (code ${error.code})\n`);
+    process.exitCode = EXIT_FAILURE;
+  } finally {
+    await catalogue.close();
+  }
+}

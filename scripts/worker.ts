@@ -1,0 +1,93 @@
+// `npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]`: serves a module worker
+// with the buckets, vars and secrets of its configuration file. See README (Workers).
+import { parseArgs } from 'node:util';
+import { BucketCatalogueError } from '../src/bucket';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, WorkerConfigError, WorkerStartError } from '../src/worker';
+
+const USAGE = `Usage: npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]
+
+Serves the module worker of a configuration file with its buckets, vars and secrets.
+  --config <file>    the worker configuration: .toml, or .json / .jsonc (required)
+  --port <n>         port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free one)
+  --data-dir <dir>   where the buckets live (default ${DEFAULT_DATA_DIR})
+Secrets listed under [secrets] required come from the environment or the .dev.vars file
+beside the configuration. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+const STOP_TIMEOUT_MS = 10_000;
+
+function usageError(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+function readArguments(): { configFile: string; port: number; dataDir: string } | null {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        config: { type: 'string' },
+        port: { type: 'string' },
+        'data-dir': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) return null;
+  if (values.config === undefined) usageError('--config <file> is required.');
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
+  return { configFile: values.config, port, dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR };
+}
+
+async function main(): Promise<void> {
+  const args = readArguments();
+  if (args === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let worker;
+  try {
+    worker = await startWorker(args);
+  } catch (error) {
+    const expected = error instanceof WorkerConfigError || error instanceof WorkerStartError || error instanceof BucketCatalogueError;
+    process.stderr.write(`cannot start the worker:\n${expected ? error.message : String((error as Error).stack ?? error)}\n`);
+    process.exit(EXIT_FAILURE);
+  }
+  const { config } = worker;
+  const lines = [`Worker ${config.name ?? '(unnamed)'}: ${config.main}`, ...worker.summary.map((line) => `  ${line}`)];
+  if (config.ignoredKeys.length > 0) lines.push(`Ignored deployment settings: ${config.ignoredKeys.join(', ')}`);
+  lines.push(`Ready on ${worker.url} (pid ${process.pid})`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`Stopping (${signal})\n`);
+    setTimeout(() => {
+      process.stderr.write(`still busy after ${STOP_TIMEOUT_MS / 1000} s; exiting anyway\n`);
+      process.exit(EXIT_FAILURE);
+    }, STOP_TIMEOUT_MS).unref();
+    worker.close().then(
+      () => {
+        process.stdout.write('Stopped\n');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        process.stderr.write(`unclean stop: ${String(error)}\n`);
+        process.exit(EXIT_FAILURE);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+await main();
