@@ -37,7 +37,7 @@ function parseJsoncText(text: string, file: string): unknown {
   const problems = new ProblemList(file);
   const errors: ParseError[] = [];
   // The platform reads its JSON configuration with comments and trailing commas allowed.
-  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   for (const error of errors) {
     const { line, column } = position(text, error.offset);
     problems.addAt(line, column, `malformed JSON: ${describeJsonError(printParseErrorCode(error.error))}`);
