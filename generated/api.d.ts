@@ -436,6 +436,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/zones/{zone_id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Simulate a request against the zone's rules
+         * @description **Extension of this toolkit: the real management API has no such operation.**
+         *
+         *     Answers what the zone's deployed configuration would do to the request described in the
+         *     body, from the state this service holds, without sending anything: the rules-language
+         *     context built from the request, the trace of every phase and ruleset evaluated (each rule's
+         *     outcome, managed rulesets run by `execute` rules with their overrides), the OWASP threat
+         *     score with the rules that added to it and the threshold in effect, the final action and the
+         *     rule that decided it, and the log entry each `http_requests` log push job would push, with
+         *     the zone's custom fields. Nothing is stored or changed.
+         */
+        post: operations["simulateZoneRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1209,6 +1243,279 @@ export interface components {
         /** @description Envelope whose result is the WAF status of a zone. */
         WafMigrationStatusEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WafMigrationStatus"];
+        };
+        /**
+         * @description Headers by name, each a value or an array of values (a header sent once per value, in order).
+         *     Names are HTTP tokens in any case; the simulation matches them without regard to case.
+         * @example {
+         *       "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0",
+         *       "Accept": [
+         *         "text/html",
+         *         "application/xhtml+xml"
+         *       ]
+         *     }
+         */
+        SimulationHeaders: {
+            [key: string]: string | string[];
+        };
+        /** @description A value of a rules-language field, of the field's type (`Bytes` a string, `Int` an integer, `Bool` a boolean, `Ip` an address string, arrays and maps of those). */
+        SimulationFieldValue: string | number | boolean | components["schemas"]["SimulationFieldValue"][] | {
+            [key: string]: components["schemas"]["SimulationFieldValue"];
+        };
+        /**
+         * @description The request to simulate, as a client would send it to the zone, plus what the platform would
+         *     compute for it. Fields of the rules language that the request determines (method, host, path,
+         *     query, arguments, headers, cookies, body, TLS, ports...) are derived from it; `overrides`
+         *     supplies the others (geolocation, ASN, bot and threat scores...), keyed by field name.
+         */
+        SimulationRequest: {
+            /**
+             * @description The HTTP method, as sent (methods are case-sensitive).
+             * @example GET
+             */
+            method: string;
+            /**
+             * @description The absolute http or https URL requested. The path and query are kept as written (`..`
+             *     segments included): the raw fields see them so, the others after the edge's URL
+             *     normalization. A fragment is never sent and is ignored.
+             * @example https://example.org/search?q=<script>alert(document.cookie)</script>
+             */
+            url: string;
+            /**
+             * @description The protocol version; default `HTTP/2` for https and `HTTP/1.1` for http. HTTP/2 and HTTP/3 send header names in lower case.
+             * @enum {string}
+             */
+            http_version?: "HTTP/1.0" | "HTTP/1.1" | "HTTP/2" | "HTTP/3";
+            headers?: components["schemas"]["SimulationHeaders"];
+            /**
+             * @description Cookies by name (case-sensitive), each a value or an array of values; sent as one `Cookie` header after the others.
+             * @example {
+             *       "sessionId": "6f1c0a"
+             *     }
+             */
+            cookies?: {
+                [key: string]: string | string[];
+            };
+            /** @description The raw request body (text). Rules see at most its first 128 KiB. */
+            body?: string;
+            /**
+             * @description The client's IPv4 or IPv6 address (`ip.src`); without it, conditions on `ip.src` are false.
+             * @example 203.0.113.7
+             */
+            client_ip?: string | unknown | unknown;
+            /**
+             * @description Values of rules-language fields the platform computes, by field name: `ip.src.country`,
+             *     `ip.src.asnum`, `cf.bot_management.score`, `cf.threat_score`, `cf.waf.score`... (each of the
+             *     field's type). The timestamps (`http.request.timestamp.sec`/`msec`), `cf.ray_id`,
+             *     `cf.tls_version` and `cf.tls_cipher` have defaults that an override replaces. Fields
+             *     derived from the request cannot be overridden.
+             * @example {
+             *       "ip.src.country": "DE",
+             *       "cf.bot_management.score": 12
+             *     }
+             */
+            overrides?: {
+                [key: string]: components["schemas"]["SimulationFieldValue"];
+            };
+            /** @description What the origin answers, for the response phase, the log entry's status and response header fields. */
+            response?: {
+                /** @description The origin's HTTP status. */
+                status: number;
+                headers?: components["schemas"]["SimulationHeaders"];
+            };
+        };
+        /** @description One ruleset evaluated, with each of its rules in order. */
+        SimulationRuleset: {
+            id: components["schemas"]["Identifier"];
+            name: string;
+            /** @description `root` (account entry point), `zone` (zone entry point) or `managed`. */
+            kind: string;
+            phase: string;
+            version: string;
+            rules: components["schemas"]["SimulationRule"][];
+        };
+        /**
+         * @description The threat score of a scored managed ruleset (the OWASP core ruleset): every matching enabled
+         *     rule adds its score; when the total is greater than the threshold, the threshold rule's action
+         *     applies.
+         */
+        SimulationScore: {
+            /** @description The request's threat score. */
+            total: number;
+            /** @description The rules that added to the score, in evaluation order. */
+            contributions: {
+                rule_id: components["schemas"]["Identifier"];
+                ref: string;
+                description: string;
+                score: number;
+            }[];
+            /** @description The threshold in effect. */
+            threshold: number;
+            /** @description The threshold the ruleset's last rule sets. */
+            default_threshold: number;
+            /** @description Whether a rule override changed the threshold. */
+            threshold_overridden: boolean;
+            /** @description Whether the total is greater than the threshold. */
+            exceeded: boolean;
+            threshold_rule_id: components["schemas"]["Identifier"];
+            threshold_rule_enabled: boolean;
+            /** @description The threshold rule's action in effect (after overrides). */
+            action: string;
+            /** @description The highest paranoia level whose tag and every lower level's stay enabled; null when the rules carry no paranoia tags. */
+            paranoia_level: number | null;
+        };
+        /** @description The managed ruleset an `execute` rule ran, with its overrides applied. */
+        SimulationExecution: {
+            ruleset_id: string;
+            /** @description `latest` or the version the execute rule names. */
+            requested_version: string;
+            /** @description The ruleset's trace; null when that ruleset or version does not exist. */
+            ruleset: components["schemas"]["SimulationRuleset"] | null;
+            /** @description The threat score, for a ruleset that scores (the OWASP core ruleset). */
+            score: components["schemas"]["SimulationScore"] | null;
+            note?: string;
+        };
+        /** @description One rule and what happened to it. */
+        SimulationRule: {
+            id: components["schemas"]["Identifier"];
+            ref: string;
+            description: string;
+            expression: string;
+            /** @description The action in effect (after overrides). */
+            action: string;
+            /** @description Whether the rule is enabled (after overrides). */
+            enabled: boolean;
+            /**
+             * @description `not_reached`: an earlier terminating action ended the request; `skipped`: a skip rule named it.
+             * @enum {string}
+             */
+            outcome: "matched" | "not_matched" | "disabled" | "skipped" | "not_reached" | "invalid_expression";
+            categories?: string[];
+            /** @description Points a match adds to the threat score. */
+            score?: number;
+            /** @description The threshold in effect, on the threshold rule of a scored ruleset. */
+            score_threshold?: number;
+            /** @description What the executing rule's overrides set on this managed rule. */
+            overridden?: {
+                enabled?: boolean;
+                action?: string;
+                score_threshold?: number;
+            };
+            /** @description Why the outcome is what it is, where that is not obvious. */
+            note?: string;
+            execution?: components["schemas"]["SimulationExecution"];
+        };
+        /** @description One phase, in the order the platform runs them, and its entry point rulesets (the account's before the zone's). */
+        SimulationPhase: {
+            phase: string;
+            /**
+             * @description `evaluated`; `no_entry_point`; `skipped` by a skip rule; `not_reached` after a terminating
+             *     action; `inactive` (managed phases of a zone still on the previous WAF); `no_response`
+             *     (response phase without a described response).
+             * @enum {string}
+             */
+            status: "evaluated" | "no_entry_point" | "skipped" | "not_reached" | "inactive" | "no_response";
+            note?: string;
+            rulesets: components["schemas"]["SimulationRuleset"][];
+        };
+        /** @description The OWASP core ruleset's threat score for the request, and which deployment computed it. */
+        SimulationOwasp: {
+            ruleset_id: components["schemas"]["Identifier"];
+            ruleset_version: string;
+            execute_rule_id: components["schemas"]["Identifier"];
+            score: components["schemas"]["SimulationScore"];
+        };
+        /** @description A rule and where it lives. */
+        SimulationRuleLocation: {
+            /** @description The phase the rule ran in. */
+            phase: string;
+            ruleset_id: components["schemas"]["Identifier"];
+            ruleset_name: string;
+            rule_id: components["schemas"]["Identifier"];
+            ref: string;
+            description: string;
+            /** @description The action in effect (after overrides). */
+            action: string;
+        };
+        /** @description A configured custom log field. */
+        SimulationCustomField: {
+            /** @enum {string} */
+            kind: "request_header" | "response_header" | "cookie";
+            name: string;
+        };
+        /**
+         * @description What the zone's log push jobs of the `http_requests` dataset would push for the request, and
+         *     the custom fields (at most 40 are logged; a repeated header or cookie logs its first instance;
+         *     values over 8 KB are truncated).
+         */
+        SimulationLog: {
+            custom_fields: {
+                /** @description The zone's `http_log_custom_fields` entry point, if any. */
+                ruleset_id: components["schemas"]["Identifier"] | null;
+                /** @description The logged fields, in configuration order. */
+                configured: components["schemas"]["SimulationCustomField"][];
+                /** @description Fields configured beyond the 40th, never logged. */
+                ignored: components["schemas"]["SimulationCustomField"][];
+                /** @description Values cut to 8 KB, as `RequestHeaders.<name>`, `ResponseHeaders.<name>` or `Cookies.<name>`. */
+                truncated: string[];
+            };
+            /** @description One entry per log push job of the zone for the `http_requests` dataset. */
+            entries: {
+                job: {
+                    id: number;
+                    name: string | null;
+                    enabled: boolean;
+                };
+                /** @description The fields the job's `logpull_options` select, in order. */
+                fields: string[];
+                /** @description The log entry, by field; fields a simulation cannot know are null. */
+                entry: {
+                    [key: string]: unknown;
+                };
+                /** @description Selected fields a simulation cannot know (cache, origin timings, colo...). */
+                unavailable: string[];
+            }[];
+        };
+        /** @description What the zone's deployed configuration would do to the request. */
+        SimulationResult: {
+            zone: {
+                id: components["schemas"]["Identifier"];
+                name: string;
+            };
+            /** @description The request as simulated. */
+            request: {
+                method: string;
+                url: string;
+                http_version: string;
+                client_ip: string | null;
+                ray_id: string;
+                /** Format: date-time */
+                timestamp: string;
+            };
+            /** @description Every rules-language field the rules saw, by name (response fields only when a response was described). */
+            context: {
+                [key: string]: components["schemas"]["SimulationFieldValue"];
+            };
+            phases: components["schemas"]["SimulationPhase"][];
+            /** @description The OWASP core ruleset's threat score; null when it did not run. */
+            owasp: components["schemas"]["SimulationOwasp"] | null;
+            /** @description How the request ended. */
+            outcome: {
+                /** @description The terminating action that ended the request (`block`, a challenge), or null when none did. */
+                action: string | null;
+                /** @description The rule whose action ended the request. */
+                rule: components["schemas"]["SimulationRuleLocation"] | null;
+                /** @description The status the client gets (403 or a block rule's custom status; else the described response's); null when unknown. */
+                status: number | null;
+            };
+            /** @description Every rule that matched and acted (log, skip or terminating), in evaluation order. */
+            matched_rules: components["schemas"]["SimulationRuleLocation"][];
+            log: components["schemas"]["SimulationLog"];
+            warnings: string[];
+        };
+        /** @description Envelope whose result is a simulation. */
+        SimulationEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["SimulationResult"];
         };
     };
     responses: {
@@ -2073,6 +2380,41 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    simulateZoneRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulationRequest"];
+            };
+        };
+        responses: {
+            /** @description The simulation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SimulationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
 }

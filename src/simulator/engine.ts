@@ -213,7 +213,7 @@ class Evaluation {
         action: effective.action,
         paranoia_level: paranoiaLevel(managed.rules, overrides),
       };
-      this.scores.push({ ...score, ruleset_id: managed.id, ruleset_version: managed.version, execute_rule_id: rule.id });
+      this.scores.push({ ruleset_id: managed.id, ruleset_version: managed.version, execute_rule_id: rule.id, score });
     }
     return { ruleset_id: id, requested_version: version, ruleset: trace, score };
   }

@@ -58,8 +58,8 @@ function label(rule: { id: string; ref: string; description: string }): string {
 }
 
 function owaspLines(result: SimulationResult): string[] {
-  const owasp = result.owasp;
-  if (owasp === null) return ['OWASP threat score: the OWASP core ruleset did not run'];
+  if (result.owasp === null) return ['OWASP threat score: the OWASP core ruleset did not run'];
+  const owasp = result.owasp.score;
   return [
     `OWASP threat score: ${owasp.total}${owasp.paranoia_level === null ? '' : ` at paranoia level ${owasp.paranoia_level}`}, ${thresholdText(owasp)}: ${
       owasp.exceeded ? `exceeded, action ${owasp.action}${owasp.threshold_rule_enabled ? '' : ' (but its rule is disabled)'}` : 'not exceeded'

@@ -103,11 +103,12 @@ export interface FinalOutcome {
   status: number | null;
 }
 
-export interface OwaspOutcome extends ScoreTrace {
+export interface OwaspOutcome {
   ruleset_id: string;
   ruleset_version: string;
   /** The zone rule that executed the ruleset. */
   execute_rule_id: string;
+  score: ScoreTrace;
 }
 
 export type CustomFieldKind = 'request_header' | 'response_header' | 'cookie';

@@ -83,6 +83,13 @@ const calls: Record<string, () => Promise<unknown>> = {
   getWafMigrationConfig: () =>
     unwrap(api.GET('/zones/{zone_id}/waf_migration/config', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
   getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
+  simulateZoneRequest: () =>
+    unwrap(
+      api.POST('/zones/{zone_id}/simulate', {
+        params: { path: { zone_id: '9d6991f5ca85bf43524971c922c4bcfc' } },
+        body: { method: 'GET', url: 'https://example.org/search?q=<script>alert(document.cookie)</script>', client_ip: '203.0.113.7' },
+      }),
+    ),
 };
 
 describe('the mock serves the documented examples', () => {
@@ -90,7 +97,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(17);
+    expect(operations).toHaveLength(18);
   });
 
   for (const op of operations) {

@@ -162,6 +162,10 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     getWafMigrationCheck: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationConfig: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationStatus: { params: { zone_id: ids.enterpriseZone } },
+    simulateZoneRequest: {
+      params: { zone_id },
+      body: { method: 'GET', url: 'https://example.org/search?q=shoes', headers: { Accept: 'text/html' }, client_ip: '203.0.113.7' },
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
 import { logpushHandlers } from './logpush';
 import { rulesetHandlers } from './rulesets';
+import { simulatorHandlers } from './simulator';
 import { wafMigrationHandlers } from './waf-migration';
 import { zoneHandlers } from './zones';
 
@@ -14,4 +15,5 @@ export const handlers: Handlers = {
   ...logpushHandlers,
   ...filterHandlers,
   ...wafMigrationHandlers,
+  ...simulatorHandlers,
 };
