@@ -17,6 +17,8 @@ import { requestLogger } from './http/request-logger';
 
 export interface AppOptions {
   store: Store;
+  /** The engine behind the store, as GET /readyz names it (default sqlite). */
+  database?: 'sqlite' | 'postgres';
   credentials: CredentialRegistry;
   logger: Logger;
   /** Validate every response against the document (tests and development). */
@@ -35,6 +37,8 @@ interface AuthenticatedRequest extends Request {
 }
 
 const bodyLimit = '1mb';
+/** A readiness probe that cannot reach the database within this long answers 503. */
+const readinessTimeoutMs = 2000;
 
 export function createApp(options: AppOptions): App {
   const { store, credentials, logger } = options;
@@ -53,6 +57,11 @@ export function createApp(options: AppOptions): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // For load balancers: outside the API (no document, no credentials) and not logged per probe.
+  app.get('/readyz', (_req, res) => {
+    const database = options.database ?? 'sqlite';
+    databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
+  });
   app.use(requestLogger(logger));
   app.use(express.json({ limit: bodyLimit }));
 
@@ -89,6 +98,17 @@ export function createApp(options: AppOptions): App {
   });
 
   return { app, ready: warmUp(validator) };
+}
+
+/** Whether the store's database answers within the readiness timeout. */
+async function databaseAnswers(store: Store): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, readinessTimeoutMs, false)));
+  try {
+    return await Promise.race([store.ping().then(() => true, () => false), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The methods the document declares for the path item matching a request path. */

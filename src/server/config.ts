@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { parseDatabaseUrl, type DatabaseUrl, type PostgresPoolOptions } from '../store';
 import { loadAuthFile } from './auth/auth-file';
 import { CredentialRegistry, everything, sha256 } from './auth/credentials';
 
@@ -10,12 +11,40 @@ export interface ServerConfig {
   port: number;
   host: string;
   dataDir: string;
+  /** PostgreSQL when DATABASE_URL is set; otherwise the SQLite store under dataDir. */
+  postgres: PostgresConfig | undefined;
   seedFile: string | undefined;
   logLevel: string;
   validateResponses: boolean;
   credentials: CredentialRegistry;
   /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
   generatedToken: string | undefined;
+}
+
+export interface PostgresConfig {
+  url: DatabaseUrl;
+  pool: PostgresPoolOptions;
+}
+
+/** Pool settings by environment variable; unset ones keep the store's defaults. */
+const poolVariables = {
+  DATABASE_POOL_MAX: 'maxConnections',
+  DATABASE_POOL_IDLE_TIMEOUT_MS: 'idleTimeoutMs',
+  DATABASE_CONNECT_TIMEOUT_MS: 'connectionTimeoutMs',
+  DATABASE_LOCK_TIMEOUT_MS: 'lockTimeoutMs',
+} as const satisfies Record<string, keyof PostgresPoolOptions>;
+
+function postgres(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
+  const pool: PostgresPoolOptions = {};
+  for (const [name, option] of Object.entries(poolVariables)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (!env.DATABASE_URL) throw new Error(`${name} is set without DATABASE_URL: pool settings apply to PostgreSQL only`);
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${value}"`);
+    pool[option] = n;
+  }
+  return env.DATABASE_URL ? { url: parseDatabaseUrl(env.DATABASE_URL, 'DATABASE_URL'), pool } : undefined;
 }
 
 function flag(value: string | undefined, name: string, fallback: boolean): boolean {
@@ -53,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     port: port(env.PORT),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || 'data'),
+    postgres: postgres(env),
     seedFile: env.SEED_FILE ? path.resolve(env.SEED_FILE) : undefined,
     logLevel,
     validateResponses: flag(env.VALIDATE_RESPONSES, 'VALIDATE_RESPONSES', false),

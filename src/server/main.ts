@@ -1,17 +1,19 @@
 // Entry point of `npm start`: the management API on PORT (default 8787) under /client/v4,
-// with its state in DATA_DIR (default ./data). See README for every setting.
+// with its state in PostgreSQL when DATABASE_URL is set, else in SQLite under DATA_DIR
+// (default ./data). See README for every setting.
 import type { Server } from 'node:http';
 import pino from 'pino';
-import { openSqliteStore } from '../store';
+import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
-import { loadConfig } from './config';
+import { loadConfig, type ServerConfig } from './config';
 import { basePath } from './http/openapi-document';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = pino({ level: config.logLevel, base: undefined });
-  const store = await openSqliteStore({ dataDir: config.dataDir, ...(config.seedFile ? { seed: config.seedFile } : {}) });
-  const { app, ready } = createApp({ store, credentials: config.credentials, logger, validateResponses: config.validateResponses });
+  const store = await openStore(config);
+  const database = config.postgres ? 'postgres' : 'sqlite';
+  const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
     const listening = app.listen(config.port, config.host, () => resolve(listening));
@@ -23,7 +25,8 @@ async function main(): Promise<void> {
     // Printed once, never logged or stored: only its hash is kept.
     process.stdout.write(`API token (generated, shown once): ${config.generatedToken}\n`);
   }
-  logger.info({ url: `http://${config.host}:${port}${basePath}`, dataDir: config.dataDir }, 'ready');
+  const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
+  logger.info({ url: `http://${config.host}:${port}${basePath}`, ...where }, 'ready');
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -32,6 +35,7 @@ async function main(): Promise<void> {
     logger.info({ signal }, 'stopping');
     const force = setTimeout(() => process.exit(1), 10_000);
     force.unref();
+    // In-flight requests finish first, then the store drains and closes its connections.
     server.close(() => {
       store.close().then(
         () => process.exit(0),
@@ -42,6 +46,13 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+function openStore(config: ServerConfig): Promise<Store> {
+  const seed = config.seedFile ? { seed: config.seedFile } : {};
+  return config.postgres
+    ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
+    : openSqliteStore({ dataDir: config.dataDir, ...seed });
 }
 
 main().catch((error: unknown) => {

@@ -10,24 +10,24 @@ const EXAMPLE = 'postgres://user:password@localhost:5432/api';
 
 /**
  * Checks that `text` is a postgres:// (or postgresql://) URL naming a server and a database.
- * Error messages never repeat the text itself, which may hold a password.
+ * Error messages call it `label` and never repeat the text, which may hold a password.
  */
-export function parseDatabaseUrl(text: string): DatabaseUrl {
+export function parseDatabaseUrl(text: string, label = 'the database URL'): DatabaseUrl {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new TypeError(`the database URL is not a URL; expected one like ${EXAMPLE}`);
+    throw new TypeError(`${label} is not a URL; expected one like ${EXAMPLE}`);
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new TypeError(`the database URL must start with postgres:// or postgresql://, not ${url.protocol}//`);
+    throw new TypeError(`${label} must start with postgres:// or postgresql://, not ${url.protocol}//`);
   }
   // libpq lets a `host` query parameter (a socket directory) stand in for the host part.
   if (url.hostname === '' && !url.searchParams.has('host')) {
-    throw new TypeError(`the database URL names no host; expected one like ${EXAMPLE}`);
+    throw new TypeError(`${label} names no host; expected one like ${EXAMPLE}`);
   }
   if (decodeURIComponent(url.pathname.slice(1)) === '') {
-    throw new TypeError(`the database URL names no database; expected one like ${EXAMPLE}`);
+    throw new TypeError(`${label} names no database; expected one like ${EXAMPLE}`);
   }
   return { connectionString: text, location: withoutPassword(url) };
 }
