@@ -116,7 +116,9 @@ class Evaluation {
       } else if (skippedBy) {
         trace.outcome = 'skipped';
         trace.note = `skipped by rule ${describeLocation(skippedBy)}`;
-      } else if (effective.enabled) {
+      } else if (!effective.enabled) {
+        trace.outcome = 'disabled';
+      } else {
         const match = this.matches(rule.expression, context);
         if (typeof match === 'string') {
           trace.outcome = 'invalid_expression';
