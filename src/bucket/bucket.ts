@@ -78,7 +78,8 @@ export class BucketRuntime implements Bucket {
     const source = byteSource(value, true);
     const allow = (current: ObjectRecord | null) => !condition || conditionHolds(condition, current);
     // Checked early so a doomed body is not received, and again where it counts: at commit.
-    if (!(await checkBeforeReceiving(source, 'put', async () => allow(await this.#engine.head(k))))) return null;
+    const worthReceiving = async () => !condition || allow(await this.#engine.head(k));
+    if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
     const { staged, checksums } = await receive(this.#engine, source, expected, 'put');
     const record: ObjectRecord = {
       key: k,

@@ -82,28 +82,41 @@ export class StreamHasher {
 
 /** Stored checksums as callers see them: ArrayBuffers, plus hex through `toJSON`. */
 export class StoredChecksums implements Checksums {
-  declare readonly md5?: ArrayBuffer;
-  declare readonly sha1?: ArrayBuffer;
-  declare readonly sha256?: ArrayBuffer;
-  declare readonly sha384?: ArrayBuffer;
-  declare readonly sha512?: ArrayBuffer;
   readonly #hex: HexChecksums;
 
   constructor(hex: HexChecksums) {
-    this.#hex = { ...hex };
-    for (const { field } of ALGORITHMS) {
-      const value = hex[field];
-      if (value !== undefined) {
-        const bytes = Buffer.from(value, 'hex');
-        Object.defineProperty(this, field, {
-          value: bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength),
-          enumerable: true,
-        });
-      }
-    }
+    this.#hex = hex;
+  }
+
+  // Decoded on access: listings build many of these and seldom read them.
+  get md5(): ArrayBuffer | undefined {
+    return this.#binary('md5');
+  }
+
+  get sha1(): ArrayBuffer | undefined {
+    return this.#binary('sha1');
+  }
+
+  get sha256(): ArrayBuffer | undefined {
+    return this.#binary('sha256');
+  }
+
+  get sha384(): ArrayBuffer | undefined {
+    return this.#binary('sha384');
+  }
+
+  get sha512(): ArrayBuffer | undefined {
+    return this.#binary('sha512');
   }
 
   toJSON(): HexChecksums {
     return { ...this.#hex };
+  }
+
+  #binary(field: HashField): ArrayBuffer | undefined {
+    const hex = this.#hex[field];
+    if (hex === undefined) return undefined;
+    const bytes = Buffer.from(hex, 'hex');
+    return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   }
 }

@@ -201,13 +201,17 @@ function closeFiles(files: OpenFiles): void {
 // Bodies that are dropped without being read or cancelled still release their files.
 const abandoned = new FinalizationRegistry<OpenFiles>(closeFiles);
 
-/** Reads pieces of blob files in order, one chunk ahead of the consumer. */
+/**
+ * Reads pieces of blob files in order. Chunks handed out (`next`) are read one ahead of the
+ * consumer; bytes read into the consumer's own buffer (`readInto`) are read straight into it.
+ */
 class BlobReader implements ChunkSource {
   readonly #pieces: Piece[];
   readonly #files: OpenFiles;
   #piece = 0;
   #done = 0;
   #ahead: Promise<Uint8Array | null> | null = null;
+  #leftover: Uint8Array | null = null;
 
   constructor(pieces: Piece[]) {
     this.#pieces = pieces;
@@ -222,13 +226,21 @@ class BlobReader implements ChunkSource {
   }
 
   async next(): Promise<Uint8Array | null> {
-    const chunk = await (this.#ahead ?? this.#read());
-    this.#ahead = null;
+    const chunk = this.#takeLeftover() ?? (await this.#takeAhead()) ?? (await this.#readChunk());
     if (chunk && this.#piece < this.#pieces.length) {
-      this.#ahead = this.#read();
+      this.#ahead = this.#readChunk();
       this.#ahead.catch(() => {});
     }
     return chunk;
+  }
+
+  async readInto(view: Uint8Array): Promise<number> {
+    const held = this.#takeLeftover() ?? (await this.#takeAhead());
+    if (!held) return this.#readAt(view);
+    const count = Math.min(held.byteLength, view.byteLength);
+    view.set(held.subarray(0, count));
+    if (count < held.byteLength) this.#leftover = held.subarray(count);
+    return count;
   }
 
   close(): void {
@@ -236,16 +248,37 @@ class BlobReader implements ChunkSource {
     closeFiles(this.#files);
   }
 
-  #read(): Promise<Uint8Array | null> {
+  #takeLeftover(): Uint8Array | null {
+    const leftover = this.#leftover;
+    this.#leftover = null;
+    return leftover;
+  }
+
+  async #takeAhead(): Promise<Uint8Array | null> {
+    const ahead = this.#ahead;
+    this.#ahead = null;
+    return ahead ? ahead : null;
+  }
+
+  async #readChunk(): Promise<Uint8Array | null> {
+    const piece = this.#pieces[this.#piece];
+    if (!piece) return null;
+    const buffer = Buffer.allocUnsafe(Math.min(READ_CHUNK_BYTES, piece.length - this.#done));
+    const count = await this.#readAt(buffer);
+    return count === buffer.byteLength ? buffer : buffer.subarray(0, count);
+  }
+
+  /** Reads the next bytes of the current piece into `target`; 0 once every piece is read. */
+  #readAt(target: Uint8Array): Promise<number> {
     const piece = this.#pieces[this.#piece];
     const fd = this.#files.fds[this.#piece];
     if (!piece || fd === null || fd === undefined) {
       this.close();
-      return Promise.resolve(null);
+      return Promise.resolve(0);
     }
-    const wanted = Math.min(READ_CHUNK_BYTES, piece.length - this.#done);
-    const reading = new Promise<Uint8Array>((resolve, reject) => {
-      fs.read(fd, Buffer.allocUnsafe(wanted), 0, wanted, piece.position + this.#done, (error, bytesRead, buffer) => {
+    const wanted = Math.min(target.byteLength, piece.length - this.#done);
+    const reading = new Promise<number>((resolve, reject) => {
+      fs.read(fd, target, 0, wanted, piece.position + this.#done, (error, bytesRead) => {
         this.#files.reading = null;
         if (error) return reject(error);
         if (bytesRead === 0) return reject(new Error(`Stored body file ${piece.path} is shorter than its record says.`));
@@ -256,7 +289,7 @@ class BlobReader implements ChunkSource {
           this.#piece++;
           this.#done = 0;
         }
-        resolve(bytesRead === wanted ? buffer : buffer.subarray(0, bytesRead));
+        resolve(bytesRead);
       });
     });
     this.#files.reading = reading;

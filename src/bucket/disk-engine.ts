@@ -2,7 +2,15 @@ import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { BlobFiles, type Segment } from './disk-blobs';
-import { prepareStatements, SCHEMA, type BodyRow, type ObjectRow, type Statements, type UploadRow } from './disk-schema';
+import {
+  prepareStatements,
+  SCHEMA,
+  type BodyRow,
+  type ObjectColumns,
+  type ObjectRow,
+  type Statements,
+  type UploadRow,
+} from './disk-schema';
 import type {
   Assemble,
   KeyScan,
@@ -24,6 +32,9 @@ import { WriteQueue, type WriteStep } from './write-queue';
 const SMALL_BODY_BYTES = 32 * 1024;
 /** A reader finding a body file gone retries this often: a writer replaced the object meanwhile. */
 const READ_ATTEMPTS = 5;
+/** Rows a listing scan fetches at first; later fetches grow, as a page that goes on needs more. */
+const FIRST_SCAN_ROWS = 16;
+const MAX_SCAN_ROWS = 1024;
 
 class DiskBody implements StagedBody {
   constructor(
@@ -35,18 +46,26 @@ class DiskBody implements StagedBody {
 
 const utf8 = (key: string) => Buffer.from(key, 'utf8');
 
-function toRecord(row: ObjectRow): ObjectRecord {
+function toRecord(
+  [key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [...ObjectColumns, ...unknown[]],
+): ObjectRecord {
   return {
-    key: row.key.toString('utf8'),
-    version: row.version,
-    size: row.size,
-    etag: row.etag,
-    uploaded: row.uploaded,
-    httpMetadata: JSON.parse(row.http_metadata),
-    customMetadata: JSON.parse(row.custom_metadata),
-    checksums: JSON.parse(row.checksums),
+    key: key.toString('utf8'),
+    version,
+    size,
+    etag,
+    uploaded,
+    httpMetadata: JSON.parse(httpMetadata),
+    customMetadata: JSON.parse(customMetadata),
+    checksums: JSON.parse(checksums),
   };
 }
+
+/** Where the body of a `current` or `read` row is. */
+const bodyOf = (row: [...ObjectColumns, number | null, string | null, ...unknown[]]): BodyRow => ({
+  body_id: row[8],
+  segments: row[9],
+});
 
 function toRow(record: ObjectRecord, body: BodyRow): ObjectRow & BodyRow {
   return {
@@ -142,17 +161,17 @@ export class DiskEngine implements StorageEngine {
       const range = plan(record);
       if (!range) return { record, bytes: null };
       try {
-        return { record, bytes: this.#bytes(row, range) };
+        return { record, bytes: this.#bytes(bodyOf(row), row[10], range) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === READ_ATTEMPTS) throw error;
       }
     }
   }
 
-  #bytes(row: BodyRow & { bytes: Buffer | null }, range: ByteRange): ObjectBytes {
-    if (row.bytes) return row.bytes.subarray(range.offset, range.offset + range.length);
-    if (row.segments === null) return new Uint8Array(0);
-    return this.#blobs.reader(segmentsOf(row), range);
+  #bytes(body: BodyRow, small: Buffer | null, range: ByteRange): ObjectBytes {
+    if (small) return small.subarray(range.offset, range.offset + range.length);
+    if (body.segments === null) return new Uint8Array(0);
+    return this.#blobs.reader(segmentsOf(body), range);
   }
 
   async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
@@ -164,7 +183,7 @@ export class DiskEngine implements StorageEngine {
       const bodyId = staged.small ? Number(this.#sql.insertSmallBody.run(staged.small).lastInsertRowid) : null;
       const segments = staged.blob ? segmentsText([{ blob: staged.blob, size: staged.size }]) : null;
       this.#sql.upsert.run(toRow(record, { body_id: bodyId, segments }));
-      if (current) this.#dropBody(current, step);
+      if (current) this.#dropBody(bodyOf(current), step);
       return true;
     });
   }
@@ -177,7 +196,7 @@ export class DiskEngine implements StorageEngine {
         const current = this.#sql.current.get(bytes);
         if (!current) continue;
         this.#sql.deleteObject.run(bytes);
-        this.#dropBody(current, step);
+        this.#dropBody(bodyOf(current), step);
       }
     });
   }
@@ -185,12 +204,17 @@ export class DiskEngine implements StorageEngine {
   async list<T>(page: (scan: KeyScan) => T): Promise<T> {
     this.#checkOpen();
     const sql = this.#sql;
+    // Rows are fetched in growing batches: a scan that stops after a row or two (a delimited
+    // prefix) reads little, one that fills a page reads few batches.
     const scan: KeyScan = function* (from, prefix) {
-      const rows =
-        prefix === ''
-          ? sql.scanFrom.iterate(utf8(from))
-          : sql.scanBetween.iterate(utf8(from), bytesAfterPrefix(utf8(prefix)));
-      for (const row of rows) yield toRecord(row);
+      const upper = prefix === '' ? null : bytesAfterPrefix(utf8(prefix));
+      let lower = utf8(from);
+      for (let batch = FIRST_SCAN_ROWS; ; batch = Math.min(batch * 4, MAX_SCAN_ROWS)) {
+        const rows = upper ? sql.scanBetween.all(lower, upper, batch) : sql.scanFrom.all(lower, batch);
+        for (const row of rows) yield toRecord(row);
+        if (rows.length < batch) return;
+        lower = Buffer.concat([rows[rows.length - 1]![0], Buffer.of(0)]);
+      }
     };
     // One read transaction: every scan of the page sees the same state.
     return this.#db.transaction(() => page(scan))();
@@ -241,7 +265,7 @@ export class DiskEngine implements StorageEngine {
       const segments = partNumbers.map((n) => ({ blob: parts.get(n)!.blob, size: parts.get(n)!.size }));
       const current = this.#sql.current.get(keyBytes);
       this.#sql.upsert.run(toRow(record, { body_id: null, segments: segmentsText(segments) }));
-      if (current) this.#dropBody(current, step);
+      if (current) this.#dropBody(bodyOf(current), step);
       const used = new Set(segments.map((segment) => segment.blob));
       const unused = rows.filter((row) => !used.has(row.blob)).map((row) => row.blob);
       step.afterCommit(() => this.#blobs.remove(unused));

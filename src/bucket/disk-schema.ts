@@ -42,6 +42,18 @@ CREATE TABLE IF NOT EXISTS parts (
 ) WITHOUT ROWID;
 `;
 
+/** The metadata columns of an object, in `OBJECT_COLUMNS` order (read as arrays: faster). */
+export type ObjectColumns = [
+  key: Buffer,
+  version: string,
+  size: number,
+  etag: string,
+  uploaded: number,
+  httpMetadata: string,
+  customMetadata: string,
+  checksums: string,
+];
+
 export interface ObjectRow {
   key: Buffer;
   version: string;
@@ -81,18 +93,26 @@ const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custo
 /** Every statement the engine runs, prepared once. */
 export function prepareStatements(db: Database.Database) {
   return {
-    head: db.prepare<[Buffer], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key = ?`),
-    current: db.prepare<[Buffer], ObjectRow & BodyRow>(
-      `SELECT ${OBJECT_COLUMNS}, body_id, segments FROM objects WHERE key = ?`,
-    ),
-    read: db.prepare<[Buffer], ObjectRow & BodyRow & { bytes: Buffer | null }>(
-      `SELECT ${OBJECT_COLUMNS}, body_id, segments, bytes
-       FROM objects LEFT JOIN small_bodies ON small_bodies.id = objects.body_id WHERE key = ?`,
-    ),
-    scanFrom: db.prepare<[Buffer], ObjectRow>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? ORDER BY key`),
-    scanBetween: db.prepare<[Buffer, Buffer], ObjectRow>(
-      `SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? AND key < ? ORDER BY key`,
-    ),
+    head: db.prepare<[Buffer], ObjectColumns>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key = ?`).raw(),
+    current: db
+      .prepare<[Buffer], [...ObjectColumns, bodyId: number | null, segments: string | null]>(
+        `SELECT ${OBJECT_COLUMNS}, body_id, segments FROM objects WHERE key = ?`,
+      )
+      .raw(),
+    read: db
+      .prepare<[Buffer], [...ObjectColumns, bodyId: number | null, segments: string | null, bytes: Buffer | null]>(
+        `SELECT ${OBJECT_COLUMNS}, body_id, segments, bytes
+         FROM objects LEFT JOIN small_bodies ON small_bodies.id = objects.body_id WHERE key = ?`,
+      )
+      .raw(),
+    scanFrom: db
+      .prepare<[Buffer, number], ObjectColumns>(`SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? ORDER BY key LIMIT ?`)
+      .raw(),
+    scanBetween: db
+      .prepare<[Buffer, Buffer, number], ObjectColumns>(
+        `SELECT ${OBJECT_COLUMNS} FROM objects WHERE key >= ? AND key < ? ORDER BY key LIMIT ?`,
+      )
+      .raw(),
     upsert: db.prepare<[ObjectRow & BodyRow]>(
       `INSERT OR REPLACE INTO objects (${OBJECT_COLUMNS}, body_id, segments)
        VALUES (:key, :version, :size, :etag, :uploaded, :http_metadata, :custom_metadata, :checksums, :body_id, :segments)`,

@@ -45,9 +45,12 @@ export interface StagedBody {
   readonly size: number;
 }
 
-/** Bytes read, pulled chunk by chunk; `close` releases what is held when reading stops early. */
+/** Bytes read, pulled in order; `close` releases what is held when reading stops early. */
 export interface ChunkSource {
+  /** The next bytes in a buffer the caller may keep; null at the end. */
   next(): Promise<Uint8Array | null>;
+  /** Reads the next bytes into the caller's `view`; 0 at the end. */
+  readInto(view: Uint8Array): Promise<number>;
   close(): void;
 }
 

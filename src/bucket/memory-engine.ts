@@ -31,7 +31,12 @@ interface MemoryUpload {
   parts: Map<number, { part: PartRecord; bytes: Buffer }>;
 }
 
-const clone = <T>(value: T): T => structuredClone(value);
+/** A copy sharing nothing mutable with the original (records hold plain JSON values). */
+function copyRecord<T extends { httpMetadata: object; customMetadata: object }>(record: T): T {
+  return { ...record, httpMetadata: { ...record.httpMetadata }, customMetadata: { ...record.customMetadata } };
+}
+
+const copyObject = (record: ObjectRecord): ObjectRecord => ({ ...copyRecord(record), checksums: { ...record.checksums } });
 
 /**
  * An engine that keeps everything in process memory: fast, for tests and short-lived buckets.
@@ -56,14 +61,14 @@ export class MemoryEngine implements StorageEngine {
   async head(key: string): Promise<ObjectRecord | null> {
     this.#checkOpen();
     const found = this.#objects.get(key);
-    return found ? clone(found.record) : null;
+    return found ? copyObject(found.record) : null;
   }
 
   async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
     this.#checkOpen();
     const found = this.#objects.get(key);
     if (!found) return null;
-    const record = clone(found.record);
+    const record = copyObject(found.record);
     const range = plan(record);
     return { record, bytes: range ? copyRange(found.segments, range) : null };
   }
@@ -85,13 +90,13 @@ export class MemoryEngine implements StorageEngine {
     const objects = this.#objects;
     const keys = this.#keys;
     return page(function* (from, prefix) {
-      for (const key of keys.scan(from, prefix)) yield clone(objects.get(key)!.record);
+      for (const key of keys.scan(from, prefix)) yield copyObject(objects.get(key)!.record);
     });
   }
 
   async createUpload(upload: UploadRecord): Promise<void> {
     this.#checkOpen();
-    this.#uploads.set(upload.uploadId, { upload: clone(upload), state: 'active', parts: new Map() });
+    this.#uploads.set(upload.uploadId, { upload: copyRecord(upload), state: 'active', parts: new Map() });
   }
 
   async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
@@ -111,11 +116,11 @@ export class MemoryEngine implements StorageEngine {
     this.#checkOpen();
     const upload = this.#upload(uploadId, key);
     const parts = new Map([...(upload?.parts ?? [])].map(([n, { part }]) => [n, { ...part }]));
-    const { record, partNumbers } = assemble(upload ? { ...clone(upload.upload), state: upload.state } : null, parts);
+    const { record, partNumbers } = assemble(upload ? { ...copyRecord(upload.upload), state: upload.state } : null, parts);
     this.#store(record, partNumbers.map((n) => upload!.parts.get(n)!.bytes));
     upload!.state = 'completed';
     upload!.parts.clear();
-    return clone(record);
+    return copyObject(record);
   }
 
   async abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
@@ -145,7 +150,7 @@ export class MemoryEngine implements StorageEngine {
 
   #store(record: ObjectRecord, segments: Buffer[]): void {
     if (!this.#objects.has(record.key)) this.#keys.add(record.key);
-    this.#objects.set(record.key, { record: clone(record), segments });
+    this.#objects.set(record.key, { record: copyObject(record), segments });
   }
 
   #upload(uploadId: string, key: string): MemoryUpload | undefined {

@@ -39,6 +39,7 @@ export class SortedKeys {
   }
 
   #merge(): void {
+    if (this.#pending.length === 0) return;
     const pending = this.#pending.sort(compareKeys);
     const sorted = this.#sorted;
     const merged: string[] = [];

@@ -53,6 +53,41 @@ export class StoredObjectResult implements StoredObject {
 const BODY_USED =
   'Body has already been used. It can only be used once. Use tee() first if you need to read it twice.';
 
+/** Bytes already in memory, served like any other source. */
+class BytesSource implements ChunkSource {
+  #offset = 0;
+  // Kept apart: a chunk handed to a byte stream is detached, and its length then reads 0.
+  readonly #length: number;
+
+  constructor(private readonly bytes: Uint8Array) {
+    this.#length = bytes.byteLength;
+  }
+
+  async next(): Promise<Uint8Array | null> {
+    if (this.#offset === this.#length) return null;
+    const rest = this.#offset === 0 ? this.bytes : this.bytes.subarray(this.#offset);
+    this.#offset = this.#length;
+    return rest;
+  }
+
+  async readInto(view: Uint8Array): Promise<number> {
+    const count = Math.min(view.byteLength, this.#length - this.#offset);
+    if (count === 0) return 0;
+    view.set(this.bytes.subarray(this.#offset, this.#offset + count));
+    this.#offset += count;
+    return count;
+  }
+
+  close(): void {}
+}
+
+/**
+ * A byte stream takes over (detaches) the whole ArrayBuffer of a chunk it is given: a chunk that
+ * is a view on part of a larger buffer (a pooled Buffer, a slice) is copied first.
+ */
+const ownBuffer = (chunk: Uint8Array) =>
+  chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength ? chunk : new Uint8Array(chunk);
+
 export class StoredObjectBodyResult extends StoredObjectResult implements StoredObjectBody {
   #bytes: ObjectBytes | null;
   #stream: ReadableStream<Uint8Array> | undefined;
@@ -63,6 +98,7 @@ export class StoredObjectBodyResult extends StoredObjectResult implements Stored
     this.#bytes = bytes;
   }
 
+  /** A byte stream: BYOB readers get the bytes read straight into their own buffers. */
   get body(): ReadableStream<Uint8Array> {
     this.#stream ??= this.#openStream();
     return this.#stream;
@@ -73,12 +109,8 @@ export class StoredObjectBodyResult extends StoredObjectResult implements Stored
   }
 
   async bytes(): Promise<Uint8Array> {
-    const bytes = this.#bytes;
     if (this.#used) throw new TypeError(BODY_USED);
-    if (this.#stream === undefined && bytes instanceof Uint8Array) {
-      this.#take();
-      return bytes;
-    }
+    if (this.#stream === undefined && this.#bytes instanceof Uint8Array) return this.#take() as Uint8Array;
     const chunks: Uint8Array[] = [];
     const reader = this.body.getReader();
     for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
@@ -113,30 +145,34 @@ export class StoredObjectBodyResult extends StoredObjectResult implements Stored
 
   #openStream(): ReadableStream<Uint8Array> {
     let source: ChunkSource | undefined;
-    // A high-water mark of 0: nothing is read before the consumer asks, so an unread body stays
-    // unused. Read-ahead, where it pays, is the chunk source's business.
-    return new ReadableStream<Uint8Array>(
-      {
-        pull: async (controller) => {
-          if (!source) {
-            const bytes = this.#take();
-            if (bytes instanceof Uint8Array) {
-              if (bytes.byteLength > 0) controller.enqueue(bytes);
-              controller.close();
-              return;
-            }
-            source = bytes!;
-          }
-          const chunk = await source.next();
-          if (chunk) controller.enqueue(chunk);
-          else controller.close();
-        },
-        cancel: () => {
-          const bytes = this.#take();
-          (source ?? (bytes instanceof Uint8Array ? undefined : bytes))?.close();
-        },
+    const open = () => {
+      if (!source) {
+        const bytes = this.#take()!;
+        source = bytes instanceof Uint8Array ? new BytesSource(bytes) : bytes;
+      }
+      return source;
+    };
+    // Nothing is read before the consumer asks (no high-water mark), so an unread body stays
+    // unused; read-ahead, where it pays, is the source's business.
+    return new ReadableStream({
+      type: 'bytes',
+      pull: async (controller) => {
+        const request = controller.byobRequest;
+        if (request?.view) {
+          const view = request.view;
+          const count = await open().readInto(new Uint8Array(view.buffer, view.byteOffset, view.byteLength));
+          if (count === 0) controller.close();
+          request.respond(count);
+          return;
+        }
+        const chunk = await open().next();
+        if (chunk) controller.enqueue(ownBuffer(chunk));
+        else controller.close();
       },
-      { highWaterMark: 0 },
-    );
+      cancel: () => {
+        (source ?? (this.#bytes instanceof Uint8Array ? undefined : this.#bytes))?.close();
+        this.#take();
+      },
+    }, { highWaterMark: 0 });
   }
 }

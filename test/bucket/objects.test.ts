@@ -325,6 +325,32 @@ eachEngine(({ open }) => {
       expect(read.etag).toBe(md5(bytes));
     });
 
+    test.each([
+      ['small', 1000],
+      ['large', 2.5 * 1024 * 1024],
+    ])('a %s body is a byte stream: a BYOB reader reuses its own buffer, also after a default read', async (_, size) => {
+      const bucket = open();
+      const bytes = Buffer.alloc(size).map((_, i) => i % 241);
+      await bucket.put('k', bytes);
+
+      const readByob = async (reader: ReadableStreamBYOBReader, into: Buffer[]) => {
+        for (let view = new Uint8Array(100_000); ; ) {
+          const { done, value } = await reader.read(view);
+          if (done) return Buffer.concat(into);
+          into.push(Buffer.from(value));
+          view = new Uint8Array(value.buffer);
+        }
+      };
+      const byobOnly = (await bucket.get('k'))!.body.getReader({ mode: 'byob' });
+      expect((await readByob(byobOnly, [])).equals(bytes)).toBe(true);
+
+      const mixed = (await bucket.get('k'))!.body;
+      const defaultReader = mixed.getReader();
+      const first = Buffer.from((await defaultReader.read()).value!);
+      defaultReader.releaseLock();
+      expect((await readByob(mixed.getReader({ mode: 'byob' }), [first])).equals(bytes)).toBe(true);
+    });
+
     test('cancelling a body leaves the object readable', async () => {
       const bucket = open();
       await bucket.put('large', new Uint8Array(2 * 1024 * 1024).fill(3));
