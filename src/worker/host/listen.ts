@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import { WorkerStartError } from './worker-start-error';
@@ -21,7 +21,14 @@ export async function listen(
 ): Promise<Listening> {
   // The worker gets the runtime's own Request and Response classes, not the adapter's lighter
   // stand-ins, so code that checks `instanceof Response` behaves as on the platform.
-  const server = createAdaptorServer({ fetch: handler, overrideGlobalObjects: false }) as Server;
+  const server = createAdaptorServer({
+    fetch: async (request, { outgoing }) => {
+      const response = await handler(request);
+      if (response.body !== null && !response.headers.has('content-type')) keepWithoutContentType(outgoing as ServerResponse);
+      return response;
+    },
+    overrideGlobalObjects: false,
+  }) as Server;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(
@@ -44,4 +51,18 @@ export async function listen(
         server.closeIdleConnections();
       }),
   };
+}
+
+/**
+ * The adapter labels every body without a Content-Type as text/plain. The platform sends such a
+ * response as the worker made it, and for an object stored without a content type (bytes of
+ * any kind) the label would be wrong, so it is taken off again for this one response.
+ */
+function keepWithoutContentType(outgoing: ServerResponse): void {
+  const writeHead = outgoing.writeHead;
+  outgoing.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+    const headers = args.find((arg): arg is OutgoingHttpHeaders => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    if (headers) delete headers['content-type'];
+    return (writeHead as (...args: unknown[]) => ServerResponse).apply(this, args);
+  } as typeof outgoing.writeHead;
 }
