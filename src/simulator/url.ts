@@ -26,10 +26,10 @@ const DEFAULT_PORTS: Record<Scheme, number> = { http: 80, https: 443 };
 
 /** Splits an absolute http(s) URL; answers a message when it is not one. */
 export function parseTarget(url: string): RequestTarget | string {
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(url)?.[1]?.toLowerCase();
+  if (scheme !== undefined && scheme !== 'http' && scheme !== 'https') return `scheme ${scheme} is not simulated (use http or https)`;
   const match = TARGET_PATTERN.exec(url);
-  if (!match) return 'must be an absolute URL such as https://example.org/path?query';
-  const scheme = match[1]!.toLowerCase();
-  if (scheme !== 'http' && scheme !== 'https') return `scheme ${scheme} is not simulated (use http or https)`;
+  if (!match || scheme === undefined) return 'must be an absolute URL such as https://example.org/path?query';
   const authority = match[2]!;
   if (authority.includes('@')) return 'must not carry credentials (user:password@)';
   let parsed: URL;

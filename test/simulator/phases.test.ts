@@ -137,7 +137,8 @@ describe('entry points and phases', () => {
   });
 
   it('without a client IP, a negated condition on ip.src is true (and says so)', async () => {
-    const { client_ip: _dropped, ...anonymous } = { ...fixture('benign-browser'), url: 'https://example.com/admin/' };
+    const anonymous: Record<string, unknown> = { ...fixture('benign-browser'), url: 'https://example.com/admin/' };
+    delete anonymous.client_ip;
     const result = await simulate(store, ZONE_IDS.enterprise, anonymous);
     expect(result.outcome.action).toBe('block');
     expect(result.warnings).toContain('no client_ip: ip.src is missing, so every condition on it is false (and a negated one true)');
