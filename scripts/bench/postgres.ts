@@ -1,0 +1,189 @@
+// Store engines under the management API, with autocannon on loopback, in one run: a GET of a
+// ruleset (getAccountRuleset of the OWASP ruleset, 64 rules) and a PATCH of a rule
+// (updateZoneRulesetRule toggling `enabled` of the Pro zone's execute rule: a real write, a new
+// version each time, every write on the same ruleset) against
+//   (a) one server on SQLite (the default store, WAL, synchronous=NORMAL): the baseline;
+//   (b) one server on PostgreSQL;
+//   (c) two servers on the same PostgreSQL database, autocannon spreading its connections over both;
+//   (d), (e) as (b) and (c) with synchronous_commit=off set through the database URL.
+// Servers run as `npm start` runs them (child processes configured by the environment). PostgreSQL
+// is a throwaway server on disk with its default durability (every commit flushed to disk before
+// it is acknowledged) except in (d) and (e). Writes queue on one lock per database that is held
+// until the commit is flushed, so the flush time bounds write throughput.
+// On 2 cores the instances, PostgreSQL and autocannon share the same two cores: (c) shows what a
+// second instance costs or gains on one machine, not what it gains on a machine of its own.
+// Run: `npx tsx scripts/bench/postgres.ts` (about two minutes).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { instanceToken, startInstance, type Instance } from '../../test/scale/instances';
+import { startPostgres, type PostgresCluster } from '../../test/support/postgres';
+
+// autocannon ships no type declarations; these are the parts used here.
+interface CannonRequest {
+  method: string;
+  path: string;
+  body?: string;
+  headers?: Record<string, string>;
+}
+interface CannonResult {
+  requests: { average: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
+  /** Connection i goes to url[i % url.length]. */
+  url: string[];
+  connections: number;
+  duration: number;
+  headers: Record<string, string>;
+  requests: CannonRequest[];
+}) => Promise<CannonResult>;
+
+const WARM_UP_SECONDS = 1;
+const MEASURE_SECONDS = 5;
+const CONNECTIONS = 10;
+const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
+const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f';
+const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
+const MANAGED_PHASE = 'http_request_firewall_managed';
+
+type WorkloadName = 'GET ruleset' | 'PATCH rule';
+
+/** Commits acknowledged before they reach the disk: PostgreSQL's counterpart of SQLite's synchronous=NORMAL trade. */
+const ASYNC_COMMIT = '?options=-c%20synchronous_commit%3Doff';
+
+interface Setup {
+  label: string;
+  engine: 'sqlite' | 'postgres';
+  instances: 1 | 2;
+  /** Appended to the database URL. */
+  urlSuffix?: string;
+}
+
+const setups: Setup[] = [
+  { label: '(a) SQLite, one instance', engine: 'sqlite', instances: 1 },
+  { label: '(b) PostgreSQL, one instance', engine: 'postgres', instances: 1 },
+  { label: '(c) PostgreSQL, two instances', engine: 'postgres', instances: 2 },
+  { label: '(d) as (b), asynchronous commit', engine: 'postgres', instances: 1, urlSuffix: ASYNC_COMMIT },
+  { label: '(e) as (c), asynchronous commit', engine: 'postgres', instances: 2, urlSuffix: ASYNC_COMMIT },
+];
+
+async function startSetup(setup: Setup, cluster: PostgresCluster): Promise<{ instances: Instance[]; cleanUp(): void }> {
+  if (setup.engine === 'sqlite') {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'postgres-bench-sqlite-'));
+    return { instances: [await startInstance({ DATA_DIR: dataDir })], cleanUp: () => rmSync(dataDir, { recursive: true, force: true }) };
+  }
+  const url = `${await cluster.createDatabase('bench')}${setup.urlSuffix ?? ''}`;
+  const instances = await Promise.all(Array.from({ length: setup.instances }, () => startInstance({ DATABASE_URL: url })));
+  return { instances, cleanUp: () => undefined };
+}
+
+function workloads(ruleset: string, rule: string): Record<WorkloadName, CannonRequest[]> {
+  const rulePath = `/client/v4/zones/${PRO_ZONE}/rulesets/${ruleset}/rules/${rule}`;
+  const json = { 'content-type': 'application/json' };
+  return {
+    'GET ruleset': [{ method: 'GET', path: `/client/v4/accounts/${ACCOUNT}/rulesets/${OWASP}` }],
+    // Alternating bodies: every request really changes the rule.
+    'PATCH rule': [
+      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":false}' },
+      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":true}' },
+    ],
+  };
+}
+
+/** The Pro zone's managed entry point and its OWASP execute rule, the target of the PATCH. */
+async function patchTarget(instance: Instance): Promise<{ ruleset: string; rule: string }> {
+  const response = await instance.fetch(`/zones/${PRO_ZONE}/rulesets/phases/${MANAGED_PHASE}/entrypoint`);
+  type EntryPoint = { id: string; rules: { id: string; action: string; action_parameters?: { id?: string } }[] };
+  const { result } = (await response.json()) as { result: EntryPoint };
+  const rule = result.rules.find((r) => r.action === 'execute' && r.action_parameters?.id === OWASP);
+  if (!rule) throw new Error('the Pro zone has no OWASP execute rule');
+  return { ruleset: result.id, rule: rule.id };
+}
+
+/** One request of each workload through each instance must succeed, or the figures would be those of an error path. */
+async function checkAnswers(label: string, instances: Instance[], requests: CannonRequest[]): Promise<void> {
+  for (const instance of instances) {
+    for (const request of requests) {
+      const response = await fetch(`${instance.origin}${request.path}`, {
+        method: request.method,
+        headers: { authorization: `Bearer ${instanceToken}`, ...request.headers },
+        ...(request.body ? { body: request.body } : {}),
+      });
+      const body = await response.text();
+      if (response.status !== 200) throw new Error(`${label}: ${request.method} ${request.path} answered ${response.status}: ${body.slice(0, 300)}`);
+    }
+  }
+}
+
+function measure(instances: Instance[], requests: CannonRequest[], duration: number): Promise<CannonResult> {
+  return autocannon({
+    url: instances.map((instance) => instance.origin),
+    connections: CONNECTIONS,
+    duration,
+    headers: { authorization: `Bearer ${instanceToken}` },
+    requests,
+  });
+}
+
+const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function printRow(label: string, workload: WorkloadName, result: CannonResult): void {
+  const trouble = result.non2xx + result.errors + result.timeouts;
+  console.log(
+    `${label.padEnd(32)} ${workload.padEnd(12)} ${round(result.requests.average).padStart(7)} req/s` +
+      `   p50 ${round(result.latency.p50, 1).padStart(6)} ms   p99 ${round(result.latency.p99, 1).padStart(6)} ms` +
+      (trouble > 0 ? `   (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)` : ''),
+  );
+}
+
+export async function run(): Promise<void> {
+  console.log(
+    `store engines under the API server: ${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up then ${MEASURE_SECONDS} s ` +
+      'per setup and workload; servers as child processes, autocannon in this one',
+  );
+  // Other work on the machine skews the figures: say how busy it was.
+  console.log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
+  const cluster = await startPostgres({ durable: true });
+  const rates = new Map<string, number>();
+  try {
+    for (const setup of setups) {
+      const { instances, cleanUp } = await startSetup(setup, cluster);
+      try {
+        const target = await patchTarget(instances[0]!);
+        for (const [workload, requests] of Object.entries(workloads(target.ruleset, target.rule)) as [WorkloadName, CannonRequest[]][]) {
+          await checkAnswers(setup.label, instances, requests);
+          await measure(instances, requests, WARM_UP_SECONDS);
+          const result = await measure(instances, requests, MEASURE_SECONDS);
+          rates.set(`${setup.label} ${workload}`, result.requests.average);
+          printRow(setup.label, workload, result);
+        }
+      } finally {
+        await Promise.all(instances.map((instance) => instance.stop()));
+        cleanUp();
+      }
+    }
+  } finally {
+    await cluster.stop();
+  }
+
+  console.log('');
+  const rate = (setup: number, workload: WorkloadName) => rates.get(`${setups[setup]!.label} ${workload}`)!;
+  for (const workload of ['GET ruleset', 'PATCH rule'] as const) {
+    const sqlite = rate(0, workload);
+    const ratios = setups.slice(1).map((setup, i) => `${setup.label.slice(0, 3)} ${round(rate(i + 1, workload) / sqlite, 2)}x`);
+    console.log(
+      `${workload} against (a) SQLite: ${ratios.join(', ')}; a second instance: ` +
+        `${round(rate(2, workload) / rate(1, workload), 2)}x (c/b), ${round(rate(4, workload) / rate(3, workload), 2)}x (e/d)`,
+    );
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await run();
+}
