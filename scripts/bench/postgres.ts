@@ -18,6 +18,8 @@ import { createRequire } from 'node:module';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { OWASP_RULESET_ID } from '../../fixtures/generator/owasp';
+import { MAIN_ACCOUNT_ID, ZONE_IDS } from '../../fixtures/generator/zones';
 import { instanceToken, startInstance, type Instance } from '../../test/scale/instances';
 import { startPostgres, type PostgresCluster } from '../../test/support/postgres';
 
@@ -47,9 +49,9 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
 const WARM_UP_SECONDS = 1;
 const MEASURE_SECONDS = 5;
 const CONNECTIONS = 10;
-const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
-const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f';
-const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
+const ACCOUNT = MAIN_ACCOUNT_ID;
+const OWASP = OWASP_RULESET_ID;
+const PRO_ZONE = ZONE_IDS.pro;
 const MANAGED_PHASE = 'http_request_firewall_managed';
 
 type WorkloadName = 'GET ruleset' | 'PATCH rule';

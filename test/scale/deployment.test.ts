@@ -12,6 +12,7 @@ import { openPostgresStore, openSqliteStore, type Store } from '../../src/store'
 import { freePort } from '../support/ports';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { ZONE_IDS } from '../store/contract/fixtures';
+import { openTransaction } from '../store/helpers/open-transaction';
 import { startInstance } from './instances';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -128,17 +129,9 @@ describe('GET /readyz', () => {
     // The store's only connection is busy for longer than a probe waits.
     const busy = await openPostgresStore({ connectionString: await cluster.createDatabase('ready'), seed: false, maxConnections: 1, connectionTimeoutMs: 30_000 });
     stores.push(busy);
-    let release!: () => void;
-    let started!: () => void;
-    const inside = new Promise<void>((resolve) => (started = resolve));
-    const holding = busy.transaction(() => {
-      started();
-      return new Promise<void>((resolve) => (release = resolve));
-    });
-    await inside;
+    const holding = await openTransaction(busy, async () => undefined);
     expect(await readiness(busy, 'postgres')).toEqual({ status: 503, body: { ready: false, database: 'postgres' } });
-    release();
-    await holding;
+    await holding.finish();
     expect(await readiness(busy, 'postgres')).toEqual({ status: 200, body: { ready: true, database: 'postgres' } });
   });
 });

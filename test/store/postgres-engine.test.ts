@@ -11,6 +11,7 @@ import {
 import { freePort } from '../support/ports';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { fixtureId, ZONE_IDS } from './contract/fixtures';
+import { openTransaction } from './helpers/open-transaction';
 
 const PRO = { zone_id: ZONE_IDS.pro };
 const PRO_ENTRY_POINT = fixtureId('pro-entry-point');
@@ -114,40 +115,20 @@ describe('PostgreSQL engine', () => {
 
   it('reports a pool whose connections all stayed busy, and serves again once one is free', async () => {
     const store = await open({ connectionString: await cluster.createDatabase(), maxConnections: 1, connectionTimeoutMs: 100 });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let started!: () => void;
-    const inside = new Promise<void>((resolve) => (started = resolve));
-    const holding = store.transaction(async (tx) => {
-      started();
-      await held;
-      return tx.zones.get(ZONE_IDS.pro);
-    });
-    await inside;
+    const holding = await openTransaction(store, (tx) => tx.zones.get(ZONE_IDS.pro));
     const error = await store.zones.get(ZONE_IDS.pro).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreBusyError);
     expect((error as Error).message).toMatch(/: all 1 connections stayed busy for more than 100 ms$/);
-    release();
-    expect((await holding)?.id).toBe(ZONE_IDS.pro);
+    expect((await holding.finish())?.id).toBe(ZONE_IDS.pro);
     expect((await store.zones.get(ZONE_IDS.pro))?.id).toBe(ZONE_IDS.pro);
   });
 
   it('finishes the transactions under way when closed, then refuses work', async () => {
     const url = await cluster.createDatabase();
     const store = await openPostgresStore({ connectionString: url });
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let started!: () => void;
-    const inside = new Promise<void>((resolve) => (started = resolve));
-    const writing = store.transaction(async (tx) => {
-      started();
-      await held;
-      return tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [] });
-    });
-    await inside;
+    const writing = await openTransaction(store, (tx) => tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [] }));
     const closing = store.close();
-    release();
-    expect((await writing).version).toBe('3');
+    expect((await writing.finish()).version).toBe('3');
     await closing;
     await expect(store.zones.get(ZONE_IDS.pro)).rejects.toThrow();
     const reopened = await open({ connectionString: url });
