@@ -11,6 +11,8 @@ import { freePort } from './ports';
 
 const run = promisify(execFile);
 const SERVICE_USER = 'postgres';
+/** Directory names: the prefix, the pid of the process that owns the server, a random suffix. */
+const PREFIX = 'pg-cluster-';
 const START_ATTEMPTS = 3;
 
 export interface PostgresCluster {
@@ -39,13 +41,12 @@ export interface StartPostgresOptions {
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresCluster> {
   const { bin, version } = installedServer();
   const owner = serviceOwner();
-  const root = mkdtempSync(path.join(filesDir(options.durable ?? false), 'pg-cluster-'));
+  const parent = filesDir(options.durable ?? false);
+  removeOrphans(parent, bin, owner);
+  const root = mkdtempSync(path.join(parent, `${PREFIX}${process.pid}-`));
   if (owner) chownSync(root, owner.uid, owner.gid);
   const data = path.join(root, 'data');
-  const stopNow = () => {
-    spawnSync(...command(owner, path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', 'stop']), { stdio: 'ignore' });
-    rmSync(root, { recursive: true, force: true });
-  };
+  const stopNow = () => destroyServer(bin, owner, root);
   process.once('exit', stopNow);
   try {
     await exec(owner, path.join(bin, 'initdb'), [
@@ -64,6 +65,33 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     process.removeListener('exit', stopNow);
     stopNow();
     throw error;
+  }
+}
+
+/**
+ * Stops and removes the servers of processes that died without stopping theirs (a test worker
+ * killed on a timeout), so that none lingers in memory.
+ */
+function removeOrphans(parent: string, bin: string, owner: Owner | undefined): void {
+  for (const name of readdirSync(parent)) {
+    const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(name)?.[1]);
+    if (!pid || isAlive(pid)) continue;
+    destroyServer(bin, owner, path.join(parent, name));
+  }
+}
+
+/** Stops the server of `root` at once (if it runs) and removes its files. */
+function destroyServer(bin: string, owner: Owner | undefined, root: string): void {
+  spawnSync(...command(owner, path.join(bin, 'pg_ctl'), ['-D', path.join(root, 'data'), '-m', 'immediate', 'stop']), { stdio: 'ignore' });
+  rmSync(root, { recursive: true, force: true });
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

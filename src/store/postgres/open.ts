@@ -60,6 +60,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     lock_timeout: limits.lockTimeoutMs,
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     application_name: 'management-api-store',
+    // Notices a database host that vanished without closing the connection.
+    keepAlive: true,
     types: { getTypeParser: typeParser },
   });
   // A connection that breaks (server restart, network) emits an error: without a listener
