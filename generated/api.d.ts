@@ -670,6 +670,8 @@ export interface components {
              * @example 1
              */
             total_pages: number;
+            /** @description On ruleset lists, a token for the next page, present only when more pages remain; send it back as `cursor`. */
+            cursor?: string;
         };
         /** @description Envelope whose result is a page of certificate packs, with paging information. */
         CertificatePackListEnvelope: components["schemas"]["Envelope"] & {
@@ -1620,6 +1622,12 @@ export interface components {
          */
         RulesetOrder: "id" | "name" | "kind" | "phase" | "version" | "last_updated";
         /**
+         * @description Opaque token from `result_info.cursor` of the previous page: asks for the next page in the
+         *     same order. The official client pages ruleset lists this way; `page` works too.
+         * @example eyJwYWdlIjoyLCJwZXJfcGFnZSI6MjAsIm9yZGVyIjoiaWQiLCJkaXJlY3Rpb24iOiJBU0MifQ
+         */
+        Cursor: string;
+        /**
          * @description Ruleset identifier (32 lower-case hexadecimal characters).
          * @example 4814384a9e5d4991b9815dcfc25d2f1f
          */
@@ -1817,6 +1825,12 @@ export interface operations {
                  * @example ASC
                  */
                 direction?: components["parameters"]["Direction"];
+                /**
+                 * @description Opaque token from `result_info.cursor` of the previous page: asks for the next page in the
+                 *     same order. The official client pages ruleset lists this way; `page` works too.
+                 * @example eyJwYWdlIjoyLCJwZXJfcGFnZSI6MjAsIm9yZGVyIjoiaWQiLCJkaXJlY3Rpb24iOiJBU0MifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {
@@ -1902,6 +1916,12 @@ export interface operations {
                  * @example ASC
                  */
                 direction?: components["parameters"]["Direction"];
+                /**
+                 * @description Opaque token from `result_info.cursor` of the previous page: asks for the next page in the
+                 *     same order. The official client pages ruleset lists this way; `page` works too.
+                 * @example eyJwYWdlIjoyLCJwZXJfcGFnZSI6MjAsIm9yZGVyIjoiaWQiLCJkaXJlY3Rpb24iOiJBU0MifQ
+                 */
+                cursor?: components["parameters"]["Cursor"];
             };
             header?: never;
             path: {

@@ -37,6 +37,12 @@ interface AuthenticatedRequest extends Request {
 }
 
 const bodyLimit = '1mb';
+
+/**
+ * Options for the HTTP server in front of the app: `GET /filters/validate-expr` carries its
+ * expression in the URL, and Node's default 16 KiB header limit would answer a bare 431.
+ */
+export const httpServerOptions = { maxHeaderSize: 160 * 1024 } as const;
 /** A readiness probe that cannot reach the database within this long answers 503. */
 const readinessTimeoutMs = 2000;
 

@@ -1,10 +1,10 @@
 // Entry point of `npm start`: the management API on PORT (default 8787) under /client/v4,
 // with its state in PostgreSQL when DATABASE_URL is set, else in SQLite under DATA_DIR
 // (default ./data). See README for every setting.
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
-import { createApp } from './app';
+import { createApp, httpServerOptions } from './app';
 import { loadConfig, type ServerConfig } from './config';
 import { basePath } from './http/openapi-document';
 
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = app.listen(config.port, config.host, () => resolve(listening));
+    const listening = createServer(httpServerOptions, app).listen(config.port, config.host, () => resolve(listening));
     listening.once('error', reject);
   });
   const address = server.address();

@@ -2,13 +2,13 @@
 // temporary data directory, with response validation on: every response is checked against
 // the document, so a handler that answers off-contract fails the test that called it.
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { ApiError, createApiClient, type ApiClient } from '../../src/client';
-import { createApp, CredentialRegistry, everything, sha256, type Scope } from '../../src/server';
+import { createApp, CredentialRegistry, everything, httpServerOptions, sha256, type Scope } from '../../src/server';
 import { openSqliteStore, type Clock, type Store } from '../../src/store';
 
 export const ids = {
@@ -65,7 +65,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   const { app, ready } = createApp({ store, credentials, logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }), validateResponses: true });
   await ready;
   const server: Server = await new Promise((resolve) => {
-    const listening = app.listen(0, '127.0.0.1', () => resolve(listening));
+    const listening = createServer(httpServerOptions, app).listen(0, '127.0.0.1', () => resolve(listening));
   });
   const { port } = server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}/client/v4`;

@@ -43,6 +43,21 @@ describe('account rulesets', () => {
     for (const level of [1, 2, 3, 4]) expect(tags).toContain(`paranoia-level-${level}`);
   });
 
+  it('pages by cursor, as the official client does, and refuses a cursor it did not issue', async () => {
+    const account_id = ids.account;
+    const first = await server.api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id }, query: { per_page: 1, order: 'name', direction: 'DESC' } } });
+    const cursor = first.data!.result_info.cursor!;
+    expect(cursor).toMatch(/^[A-Za-z0-9_-]+$/);
+    const second = await server.api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id }, query: { cursor } } });
+    expect(second.data!.result_info).toMatchObject({ page: 2, per_page: 1 });
+    const names = [first.data!.result[0]!.name, second.data!.result[0]!.name];
+    expect(names).toEqual([...names].sort().reverse());
+    const all = await unwrap(server.api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id }, query: { per_page: 100 } } }));
+    if (all.length === 2) expect(second.data!.result_info.cursor).toBeUndefined();
+    const forged = await apiFailure(unwrap(server.api.GET('/accounts/{account_id}/rulesets', { params: { path: { account_id }, query: { cursor: 'bm90LW91cnM' } } })), 400);
+    expect(forged.errors[0]!.message).toMatch(/query\/cursor is not a cursor this service issued/);
+  });
+
   it('answers 404 (7003, 7000) for an unknown ruleset', async () => {
     const error = await apiFailure(
       unwrap(server.api.GET('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id: ids.account, ruleset_id: 'f'.repeat(32) } } })),

@@ -1,6 +1,7 @@
 import type { Account, Page, PageRequest, Zone } from '../../store';
 import { canReachAccount, canReachZone } from '../auth/credentials';
 import type { ResultInfo } from '../http/envelope';
+import { encodeCursor } from '../http/cursor';
 import { ApiError, Codes, notFound } from '../http/errors';
 import type { Context, OperationId } from '../http/operations';
 
@@ -44,4 +45,15 @@ export function pageRequest<Order extends string>(query: PagingQuery<Order> | un
 
 export function listReply<T>(page: Page<T>): { result: T[]; result_info: ResultInfo } {
   return { result: page.items, result_info: page.result_info };
+}
+
+/** Like listReply, with `result_info.cursor` for the next page when there is one. */
+export function cursorListReply<T, Order extends string>(
+  page: Page<T>,
+  request: PageRequest<Order>,
+): { result: T[]; result_info: ResultInfo & { cursor?: string } } {
+  const info = page.result_info;
+  const more = info.page < info.total_pages;
+  const next = { page: info.page + 1, per_page: info.per_page, order: request.order ?? 'id', direction: request.direction === 'DESC' ? 'DESC' : 'ASC' } as const;
+  return { result: page.items, result_info: { ...info, ...(more ? { cursor: encodeCursor(next) } : {}) } };
 }

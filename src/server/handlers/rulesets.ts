@@ -6,9 +6,18 @@ import { checkRules } from '../rules/check-rules';
 import { ruleSchemaErrors } from '../rules/rule-schema';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';
 import { migrationBlockers, migrationMode, migrationRequired, plannedTransition } from '../waf/migration';
-import { listReply, pageRequest, requireAccount, requireZone } from './access';
+import { cursorListReply, pageRequest, requireAccount, requireZone } from './access';
+import { decodeCursor } from '../http/cursor';
 
 type ApiRule = components['schemas']['Rule'];
+type RulesetList = { result: components['schemas']['Ruleset'][]; result_info: components['schemas']['ResultInfo'] };
+
+const rulesetOrders = ['id', 'name', 'kind', 'phase', 'version', 'last_updated'] as const;
+
+/** A cursor, when sent, names the page; otherwise page, per_page, order and direction do. */
+function rulesetPageRequest(query: Parameters<typeof pageRequest<(typeof rulesetOrders)[number]>>[0] & { cursor?: string }) {
+  return query?.cursor ? decodeCursor(query.cursor, rulesetOrders) : pageRequest(query, 'id');
+}
 type ApiRuleset = components['schemas']['Ruleset'];
 
 /** Rules as the store takes them: empty ids and versions (migration payloads) mean "new". */
@@ -61,8 +70,8 @@ export const rulesetHandlers: Pick<
   async listAccountRulesets(context) {
     const { account_id } = context.params;
     await requireAccount(context, account_id);
-    const page = await context.store.rulesets.list({ account_id }, pageRequest(context.query, 'id'));
-    return listReply(page) as { result: ApiRuleset[]; result_info: typeof page.result_info };
+    const request = rulesetPageRequest(context.query);
+    return cursorListReply(await context.store.rulesets.list({ account_id }, request), request) as RulesetList;
   },
 
   async getAccountRuleset(context) {
@@ -76,8 +85,8 @@ export const rulesetHandlers: Pick<
   async listZoneRulesets(context) {
     const { zone_id } = context.params;
     await requireZone(context, zone_id);
-    const page = await context.store.rulesets.list({ zone_id }, pageRequest(context.query, 'id'));
-    return listReply(page) as { result: ApiRuleset[]; result_info: typeof page.result_info };
+    const request = rulesetPageRequest(context.query);
+    return cursorListReply(await context.store.rulesets.list({ zone_id }, request), request) as RulesetList;
   },
 
   async createZoneRuleset(context) {

@@ -32,6 +32,13 @@ function isBodyParserError(error: unknown): error is BodyParserError {
   return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'status' in error;
 }
 
+/** A body the parser could not read (e.g. not compressed as its Content-Encoding says). */
+function isUnreadableBody(error: unknown): error is { message: string } {
+  if (typeof error !== 'object' || error === null || 'errors' in error) return false;
+  const status = (error as { status?: unknown; statusCode?: unknown }).status ?? (error as { statusCode?: unknown }).statusCode;
+  return status === 400 && typeof (error as { code?: unknown }).code === 'string';
+}
+
 /** Messages the document attaches to patterns (`x-pattern-message`), keyed by the pattern. */
 export type PatternMessages = ReadonlyMap<string, string>;
 
@@ -52,6 +59,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
       return ApiError.of(415, Codes.unsupportedMediaType, `unsupported body encoding: ${error.message}`);
     }
   }
+  if (isUnreadableBody(error)) return badRequest(`Malformed request body: ${error.message}`, Codes.malformedJson);
   if (isValidatorError(error)) {
     switch (error.status) {
       case 404:
