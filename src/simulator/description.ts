@@ -95,7 +95,7 @@ function checkHostHeader(headers: Record<string, unknown>, target: RequestTarget
   for (const [name, value] of Object.entries(headers)) {
     if (name.toLowerCase() !== 'host') continue;
     const hosts = typeof value === 'string' ? [value] : Array.isArray(value) ? value : [];
-    const other = hosts.find((host) => typeof host !== 'string' || host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '').toLowerCase() !== target.host);
+    const other = hosts.find((host) => typeof host !== 'string' || host.replace(/:\d+$/, '').toLowerCase() !== target.host);
     if (other !== undefined || hosts.length !== 1) {
       issues.push({ path: `headers.${name}`, message: `must name the url's host ${target.host} once (the edge routes by it), got ${JSON.stringify(value)}` });
     }

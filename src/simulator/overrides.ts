@@ -60,10 +60,18 @@ function mismatch(value: unknown, type: FilterType, at = ''): { at: string; mess
   return null;
 }
 
-/** Both timestamp fields name the same instant when both are given. */
+/** The latest instant a JavaScript Date holds (year 275760). */
+const MAX_TIME_MS = 8.64e15;
+
+/** Both timestamp fields name the same instant when both are given, and one a clock can show. */
 function checkTimestamps(overrides: Record<string, FieldValue>, issues: DescriptionIssue[]) {
   const sec = overrides['http.request.timestamp.sec'];
   const msec = overrides['http.request.timestamp.msec'];
+  for (const [field, value, scale] of [['sec', sec, 1000], ['msec', msec, 1]] as const) {
+    if (typeof value === 'number' && (value < 0 || value * scale > MAX_TIME_MS)) {
+      issues.push({ path: `overrides.http.request.timestamp.${field}`, message: `must be a time from 1970 on, at most ${MAX_TIME_MS / scale}` });
+    }
+  }
   if (typeof sec === 'number' && typeof msec === 'number' && Math.floor(msec / 1000) !== sec) {
     issues.push({ path: 'overrides.http.request.timestamp.msec', message: `names another second than http.request.timestamp.sec (${sec})` });
   }

@@ -23,6 +23,7 @@ export interface SimulateOptions {
  * see description.ts). Throws InvalidRequestDescriptionError or UnknownZoneError.
  */
 export async function simulate(store: Store, zoneId: string, description: unknown, options: SimulateOptions = {}): Promise<SimulationResult> {
+  if (options.now !== undefined && Number.isNaN(options.now.getTime())) throw new RangeError('options.now is an invalid Date');
   const checked = checkDescription(description);
   const zone = await store.zones.get(zoneId);
   if (zone === null) throw new UnknownZoneError(zoneId);

@@ -49,6 +49,11 @@ describe('the URL', () => {
     expect(context['http.request.uri.query']).toBe("q=1'%20or%201=1--%20");
   });
 
+  it('takes an IPv6 literal host, with a matching Host header', async () => {
+    const context = await contextOf({ method: 'GET', url: 'https://[2001:DB8::1]:8443/', headers: { Host: '[2001:db8::1]:8443' } });
+    expect(context).toMatchObject({ 'http.host': '[2001:db8::1]', 'cf.edge.server_port': 8443, 'http.request.full_uri': 'https://[2001:db8::1]:8443/' });
+  });
+
   it('over plain http: no TLS, port 80, HTTP/1.1 by default', async () => {
     const context = await contextOf({ method: 'GET', url: 'http://example.org/' });
     expect(context).toMatchObject({ ssl: false, 'cf.edge.server_port': 80, 'http.request.version': 'HTTP/1.1', 'http.request.full_uri': 'http://example.org/' });
@@ -199,6 +204,9 @@ describe('platform fields', () => {
   it('the time option sets the request time when no override does', async () => {
     const result = await simulate(store, PRO, { method: 'GET', url: 'https://example.org/' }, { now: new Date('2027-01-02T03:04:05.678Z'), rayId: 'feedfacecafebeef' });
     expect(result.context).toMatchObject({ 'http.request.timestamp.msec': Date.parse('2027-01-02T03:04:05.678Z'), 'cf.ray_id': 'feedfacecafebeef' });
+    await expect(simulate(store, PRO, { method: 'GET', url: 'https://example.org/' }, { now: new Date('not a date') })).rejects.toThrow(
+      new RangeError('options.now is an invalid Date'),
+    );
   });
 });
 
@@ -243,6 +251,16 @@ describe('descriptions that are not requests', () => {
       'timestamps that disagree',
       { ...valid, overrides: { 'http.request.timestamp.sec': 1700000000, 'http.request.timestamp.msec': 1800000000000 } },
       [{ path: 'overrides.http.request.timestamp.msec', message: 'names another second than http.request.timestamp.sec (1700000000)' }],
+    ],
+    [
+      'a time before 1970',
+      { ...valid, overrides: { 'http.request.timestamp.msec': -1 } },
+      [{ path: 'overrides.http.request.timestamp.msec', message: 'must be a time from 1970 on, at most 8640000000000000' }],
+    ],
+    [
+      'a time past what a clock shows',
+      { ...valid, overrides: { 'http.request.timestamp.sec': 9000000000000 } },
+      [{ path: 'overrides.http.request.timestamp.sec', message: 'must be a time from 1970 on, at most 8640000000000' }],
     ],
     [
       'several problems at once',
