@@ -76,7 +76,7 @@ function conditionFromHeaders(headers: Headers): Condition {
 }
 
 /** Parses `*` or a comma-separated list of `"tag"` / `W/"tag"` (RFC 7232 section 3.1). */
-export function parseEtagList(header: string, name: string): EtagPattern[] {
+function parseEtagList(header: string, name: string): EtagPattern[] {
   if (header.trim() === '*') return [{ kind: 'any' }];
   const patterns: EtagPattern[] = [];
   let i = 0;

@@ -14,6 +14,8 @@ const unlink = promisify(fs.unlink);
 
 /** Bytes gathered before one write system call. */
 const WRITE_BATCH_BYTES = 1024 * 1024;
+/** Bytes written between flushes started while the body still streams in. */
+const EARLY_FLUSH_BYTES = 8 * 1024 * 1024;
 /** Bytes per chunk handed to a reader. */
 const READ_CHUNK_BYTES = 1024 * 1024;
 /** Unreferenced blob files younger than this may belong to a write about to commit. */
@@ -56,6 +58,10 @@ export class BlobFiles {
     const fd = await open(temporary, 'wx');
     let size = 0;
     let writing: Promise<void> = Promise.resolve();
+    // Flushing while bytes still arrive (and are hashed) leaves little for the final flush.
+    let flushing: Promise<void> = Promise.resolve();
+    let flushIdle = true;
+    let flushedUpTo = 0;
     try {
       let batch = head;
       let batchBytes = head.reduce((sum, chunk) => sum + chunk.byteLength, 0);
@@ -68,6 +74,12 @@ export class BlobFiles {
         if (batchBytes >= WRITE_BATCH_BYTES || (done && batchBytes > 0)) {
           // One write in flight while the next batch is received and hashed.
           await writing;
+          if (flushIdle && size - flushedUpTo >= EARLY_FLUSH_BYTES) {
+            flushIdle = false;
+            flushedUpTo = size;
+            flushing = fdatasync(fd).finally(() => (flushIdle = true));
+            flushing.catch(() => {});
+          }
           writing = writeAll(fd, batch);
           writing.catch(() => {});
           size += batchBytes;
@@ -77,9 +89,11 @@ export class BlobFiles {
         if (done) break;
       }
       await writing;
+      await flushing;
       await fdatasync(fd);
     } catch (error) {
       await writing.catch(() => {});
+      await flushing.catch(() => {});
       await close(fd).catch(() => {});
       await unlink(temporary).catch(() => {});
       await source.return?.();

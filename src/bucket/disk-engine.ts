@@ -294,11 +294,6 @@ export class DiskEngine implements StorageEngine {
     });
   }
 
-  async isEmpty(): Promise<boolean> {
-    this.#checkOpen();
-    return !this.#sql.anyObject.get() && !this.#sql.anyActiveUpload.get();
-  }
-
   /**
    * Atomically: when the bucket holds no object and no active upload, runs `remove` while holding
    * the write lock, so no write can slip in between the check and the removal.
@@ -352,13 +347,16 @@ export class DiskEngine implements StorageEngine {
     step.afterCommit(() => this.#blobs.remove(blobs));
   }
 
+  /** Blob files named by any record, read in one transaction: completing an upload moves names. */
   #referencedBlobs(): Set<string> {
-    const referenced = new Set<string>();
-    for (const row of this.#sql.referencedSegments.iterate()) {
-      for (const segment of segmentsOf(row)) referenced.add(segment.blob);
-    }
-    for (const { blob } of this.#sql.referencedParts.iterate()) referenced.add(blob);
-    return referenced;
+    return this.#db.transaction(() => {
+      const referenced = new Set<string>();
+      for (const row of this.#sql.referencedSegments.iterate()) {
+        for (const segment of segmentsOf(row)) referenced.add(segment.blob);
+      }
+      for (const { blob } of this.#sql.referencedParts.iterate()) referenced.add(blob);
+      return referenced;
+    })();
   }
 
   #checkOpen(): void {

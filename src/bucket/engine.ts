@@ -113,7 +113,5 @@ export interface StorageEngine {
   /** Aborts active uploads created at or before `cutoff` (epoch milliseconds). */
   expireUploads(cutoff: number): Promise<void>;
 
-  /** Whether the bucket holds no object and no active upload. */
-  isEmpty(): Promise<boolean>;
   close(): Promise<void>;
 }

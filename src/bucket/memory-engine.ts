@@ -139,11 +139,6 @@ export class MemoryEngine implements StorageEngine {
     }
   }
 
-  async isEmpty(): Promise<boolean> {
-    this.#checkOpen();
-    return this.#objects.size === 0 && ![...this.#uploads.values()].some((u) => u.state === 'active');
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
   }

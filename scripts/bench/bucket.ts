@@ -1,0 +1,350 @@
+// Bucket runtime benchmark: small-object put+get pairs, large-object throughput with peak memory,
+// and listing a 100,000-key bucket, for the memory and on-disk engines, each beside a baseline
+// measured in the same run on the same file system:
+// - small and large: plain files written, flushed (fsync) and read back, same bytes, same
+//   concurrency. Large reads are compared like with like: a BYOB reader of the body reusing its
+//   buffer against a plain read loop reusing its buffer, and a default reader (fresh chunks)
+//   against a plain read loop into fresh buffers;
+// - listing: one plain SQLite range query over an index of the same keys.
+// Each timed write starts after `sync`, so neither side pays for the other's dirty pages; rounds
+// alternate baseline and bucket, and the best round of each counts.
+// Run: `npx tsx scripts/bench/bucket.ts` (a few minutes; about 2.5 GiB of free disk).
+import Database from 'better-sqlite3';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createBucket, MemoryEngine, type OpenBucket } from '../../src/bucket';
+
+const KiB = 1024;
+const MiB = 1024 * KiB;
+const CHUNK = MiB;
+
+const SMALL_PAIRS = 20_000;
+const SMALL_ROUNDS = 2;
+const SMALL_CONCURRENCY = 64;
+const LIST_KEYS = 100_000;
+const LIST_REPEATS = 30;
+
+const TARGETS = {
+  smallPairsPerSecond: 5_000,
+  largePutShareOfRawWrite: 0.5,
+  largeGetShareOfRawRead: 0.8,
+  listPageMs: 20,
+};
+
+type EngineKind = 'memory' | 'disk';
+
+interface Workspace {
+  root: string;
+  open(kind: EngineKind): OpenBucket;
+}
+
+function workspace(): Workspace {
+  const root = fs.mkdtempSync(join(tmpdir(), 'bucket-bench-'));
+  let count = 0;
+  return {
+    root,
+    open: (kind) =>
+      kind === 'memory'
+        ? createBucket({ engine: new MemoryEngine() })
+        : createBucket({ directory: join(root, `bucket-${count++}`) }),
+  };
+}
+
+/** Flushes every dirty page of the system, so the next timed write starts from a quiet disk. */
+const settle = () => execFileSync('sync');
+const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
+const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits });
+const verdict = (met: boolean) => (met ? 'target met' : 'TARGET MISSED');
+
+/** Runs `task(i)` for i in 0..count-1 with at most `concurrency` in flight. */
+async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+/** Tracks the peak resident memory while an operation runs. */
+function rssPeak() {
+  let peak = process.memoryUsage.rss();
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage.rss())), 5);
+  return {
+    sample: () => (peak = Math.max(peak, process.memoryUsage.rss())),
+    stop: () => {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage.rss());
+    },
+  };
+}
+
+// ---- small objects -------------------------------------------------------------------------
+
+async function smallRaw(directory: string, payload: Buffer): Promise<number> {
+  fs.mkdirSync(directory, { recursive: true });
+  const start = process.hrtime.bigint();
+  await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
+    const path = join(directory, `f${i}`);
+    const file = await fs.promises.open(path, 'w');
+    await file.write(payload);
+    await file.datasync();
+    await file.close();
+    await fs.promises.readFile(path);
+  });
+  return SMALL_PAIRS / seconds(start);
+}
+
+async function smallBucket(bucket: OpenBucket, payload: Buffer): Promise<number> {
+  const start = process.hrtime.bigint();
+  await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
+    await bucket.put(`small/${i}`, payload);
+    await (await bucket.get(`small/${i}`))!.arrayBuffer();
+  });
+  return SMALL_PAIRS / seconds(start);
+}
+
+async function benchSmall(space: Workspace): Promise<void> {
+  const payload = randomBytes(KiB);
+  console.log(
+    `\nSmall objects: ${round(SMALL_PAIRS)} put+get pairs of 1 KiB, ${SMALL_CONCURRENCY} in flight, best of ${SMALL_ROUNDS}`,
+  );
+  const best = { raw: 0, memory: 0, disk: 0 };
+  for (let i = 0; i < SMALL_ROUNDS; i++) {
+    const rawDirectory = join(space.root, 'small-raw');
+    settle();
+    best.raw = Math.max(best.raw, await smallRaw(rawDirectory, payload));
+    fs.rmSync(rawDirectory, { recursive: true, force: true });
+    for (const kind of ['memory', 'disk'] as const) {
+      const bucket = space.open(kind);
+      settle();
+      best[kind] = Math.max(best[kind], await smallBucket(bucket, payload));
+      await bucket.close();
+    }
+  }
+  console.log(`  raw files (write+fsync, read)  ${round(best.raw).padStart(8)} pairs/s`);
+  for (const kind of ['memory', 'disk'] as const) {
+    const pairs = best[kind];
+    const target = kind === 'disk' ? `  ${verdict(pairs >= TARGETS.smallPairsPerSecond)} (>= ${round(TARGETS.smallPairsPerSecond)})` : '';
+    console.log(`  ${kind.padEnd(30)} ${round(pairs).padStart(8)} pairs/s  ${round(pairs / best.raw, 2)}x raw${target}`);
+  }
+}
+
+// ---- large objects -------------------------------------------------------------------------
+
+/** `size` bytes in 1 MiB views of a random pattern (views: the producer allocates nothing). */
+function* pattern(source: Buffer, size: number): Generator<Buffer> {
+  for (let offset = 0; offset < size; offset += CHUNK) {
+    const at = offset % source.length;
+    yield source.subarray(at, at + Math.min(CHUNK, size - offset));
+  }
+}
+
+async function rawWrite(path: string, source: Buffer, size: number): Promise<number> {
+  const start = process.hrtime.bigint();
+  const file = await fs.promises.open(path, 'w');
+  for (const chunk of pattern(source, size)) await file.write(chunk);
+  await file.datasync();
+  await file.close();
+  return size / MiB / seconds(start);
+}
+
+/** A plain read loop: into one reused buffer, or into a fresh buffer per chunk. */
+async function rawRead(path: string, fresh: boolean): Promise<number> {
+  const start = process.hrtime.bigint();
+  const file = await fs.promises.open(path, 'r');
+  const reused = Buffer.allocUnsafe(CHUNK);
+  let total = 0;
+  for (let n = 1; n > 0; total += n) {
+    n = (await file.read(fresh ? Buffer.allocUnsafe(CHUNK) : reused, 0, CHUNK, null)).bytesRead;
+  }
+  await file.close();
+  return total / MiB / seconds(start);
+}
+
+async function bucketPut(bucket: OpenBucket, source: Buffer, size: number) {
+  const chunks = pattern(source, size);
+  const memory = rssPeak();
+  const start = process.hrtime.bigint();
+  await bucket.put(
+    'large',
+    new ReadableStream<Uint8Array>({
+      pull(controller) {
+        memory.sample();
+        const { done, value } = chunks.next();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      },
+    }),
+  );
+  return { mbps: size / MiB / seconds(start), peak: memory.stop() };
+}
+
+/** Reads the body with a default reader (fresh chunks) or a BYOB reader reusing one buffer. */
+async function bucketGet(bucket: OpenBucket, byob: boolean) {
+  const memory = rssPeak();
+  const start = process.hrtime.bigint();
+  const { body } = (await bucket.get('large'))!;
+  let total = 0;
+  if (byob) {
+    const reader = body.getReader({ mode: 'byob' });
+    let view = new Uint8Array(CHUNK);
+    for (let r = await reader.read(view); !r.done; r = await reader.read(view)) {
+      total += r.value.byteLength;
+      view = new Uint8Array(r.value.buffer);
+      memory.sample();
+    }
+  } else {
+    const reader = body.getReader();
+    for (let r = await reader.read(); !r.done; r = await reader.read()) {
+      total += r.value.byteLength;
+      memory.sample();
+    }
+  }
+  return { mbps: total / MiB / seconds(start), peak: memory.stop() };
+}
+
+interface Best {
+  mbps: number;
+  peak: number;
+}
+
+const better = (best: Best, next: Best): Best => ({ mbps: Math.max(best.mbps, next.mbps), peak: Math.max(best.peak, next.peak) });
+const none = (): Best => ({ mbps: 0, peak: 0 });
+
+async function benchLarge(space: Workspace, size: number, kinds: EngineKind[], rounds: number): Promise<void> {
+  const source = randomBytes(64 * MiB);
+  const label = size >= 1024 * MiB ? `${size / 1024 / MiB} GiB` : `${size / MiB} MiB`;
+  console.log(`\nLarge object: ${label}, best of ${rounds} round${rounds > 1 ? 's' : ''}`);
+  const rawPath = join(space.root, 'large-raw');
+  const raw = { write: 0, read: 0, readFresh: 0 };
+  const results = new Map(kinds.map((kind) => [kind, { put: none(), get: none(), getByob: none(), before: 0 }]));
+  const buckets = new Map(kinds.map((kind) => [kind, space.open(kind)]));
+  for (let i = 0; i < rounds; i++) {
+    settle();
+    raw.write = Math.max(raw.write, await rawWrite(rawPath, source, size));
+    raw.read = Math.max(raw.read, await rawRead(rawPath, false));
+    raw.readFresh = Math.max(raw.readFresh, await rawRead(rawPath, true));
+    fs.rmSync(rawPath);
+    for (const kind of kinds) {
+      const bucket = buckets.get(kind)!;
+      const result = results.get(kind)!;
+      result.before = Math.max(result.before, process.memoryUsage.rss());
+      settle();
+      result.put = better(result.put, await bucketPut(bucket, source, size));
+      result.get = better(result.get, await bucketGet(bucket, false));
+      result.getByob = better(result.getByob, await bucketGet(bucket, true));
+    }
+  }
+  const rss = (bytes: number) => `${round(bytes / MiB)} MiB`;
+  const share = (value: number, base: number) => `${round((value / base) * 100)}%`;
+  console.log(
+    `  raw file: write+fsync ${round(raw.write)} MB/s, read ${round(raw.read)} MB/s (reused buffer), ` +
+      `${round(raw.readFresh)} MB/s (fresh buffers)`,
+  );
+  for (const kind of kinds) {
+    const { put, get, getByob, before } = results.get(kind)!;
+    await buckets.get(kind)!.delete('large');
+    await buckets.get(kind)!.close();
+    const checked = kind === 'disk';
+    const putMet = put.mbps >= TARGETS.largePutShareOfRawWrite * raw.write;
+    const getMet = getByob.mbps >= TARGETS.largeGetShareOfRawRead * raw.read;
+    console.log(`  ${kind} (RSS ${rss(before)} before)`);
+    console.log(
+      `    put              ${round(put.mbps).padStart(6)} MB/s  ${share(put.mbps, raw.write).padStart(4)} of raw write   ` +
+        `peak RSS ${rss(put.peak)}  ${checked ? verdict(putMet) : ''}`,
+    );
+    console.log(
+      `    get, BYOB reader ${round(getByob.mbps).padStart(6)} MB/s  ${share(getByob.mbps, raw.read).padStart(4)} of raw read    ` +
+        `peak RSS ${rss(getByob.peak)}  ${checked ? verdict(getMet) : ''}`,
+    );
+    console.log(
+      `    get, chunks      ${round(get.mbps).padStart(6)} MB/s  ${share(get.mbps, raw.readFresh).padStart(4)} of raw read into fresh buffers   ` +
+        `peak RSS ${rss(get.peak)}`,
+    );
+  }
+}
+
+// ---- listing -------------------------------------------------------------------------------
+
+const listKey = (i: number) => `dir-${String(i % 100).padStart(2, '0')}/file-${String(i).padStart(6, '0')}`;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+async function timed(repeats: number, action: () => Promise<unknown> | unknown): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < repeats; i++) {
+    const start = process.hrtime.bigint();
+    await action();
+    times.push(seconds(start) * 1000);
+  }
+  return median(times);
+}
+
+async function benchList(space: Workspace): Promise<void> {
+  console.log(`\nListing a bucket of ${round(LIST_KEYS)} keys (100 directories of 1,000), median of ${LIST_REPEATS}`);
+  const baseline = new Database(join(space.root, 'list-baseline.sqlite'));
+  baseline.exec('CREATE TABLE keys (key BLOB PRIMARY KEY) WITHOUT ROWID');
+  const insert = baseline.prepare('INSERT INTO keys VALUES (?)');
+  baseline.transaction(() => {
+    for (let i = 0; i < LIST_KEYS; i++) insert.run(Buffer.from(listKey(i)));
+  })();
+  const page = baseline.prepare('SELECT key FROM keys WHERE key >= ? ORDER BY key LIMIT 1000');
+  const rawMs = await timed(LIST_REPEATS, () => page.all(Buffer.from('dir-42/')).map((row) => String((row as { key: Buffer }).key)));
+  baseline.close();
+  console.log(`  raw SQLite range query, 1,000 keys        ${round(rawMs, 2).padStart(7)} ms`);
+
+  for (const kind of ['memory', 'disk'] as const) {
+    const bucket = space.open(kind);
+    const fillStart = process.hrtime.bigint();
+    await pool(LIST_KEYS, 256, (i) => bucket.put(listKey(i), '').then(() => {}));
+    const fill = seconds(fillStart);
+    const withPrefix = await timed(LIST_REPEATS, () => bucket.list({ prefix: 'dir-42/' }));
+    const middle = await bucket.list({ limit: 1, startAfter: listKey(50_000) });
+    const cursor = middle.truncated ? middle.cursor : undefined;
+    const fromCursor = await timed(LIST_REPEATS, () => bucket.list({ cursor }));
+    const delimited = await timed(LIST_REPEATS, () => bucket.list({ delimiter: '/' }));
+    const check = await bucket.list({ prefix: 'dir-42/' });
+    const groups = await bucket.list({ delimiter: '/' });
+    let pages = 0;
+    const walkStart = process.hrtime.bigint();
+    for (let next: string | undefined, first = true; first || next; first = false) {
+      const result = await bucket.list({ cursor: next });
+      next = result.truncated ? result.cursor : undefined;
+      pages++;
+    }
+    const walk = seconds(walkStart);
+    await bucket.close();
+    const worst = Math.max(withPrefix, fromCursor);
+    console.log(`  ${kind} (filled in ${round(fill, 1)} s)`);
+    console.log(
+      `    1,000-key page with prefix (${check.objects.length} keys)  ${round(withPrefix, 2).padStart(7)} ms  ${round(withPrefix / rawMs, 1)}x raw`,
+    );
+    console.log(`    1,000-key page from a cursor mid-bucket   ${round(fromCursor, 2).padStart(7)} ms`);
+    console.log(`    delimiter / at the root (${groups.delimitedPrefixes.length} prefixes)    ${round(delimited, 2).padStart(7)} ms`);
+    console.log(`    every page, ${pages} pages                     ${round(walk * 1000).padStart(7)} ms`);
+    console.log(`    ${verdict(worst < TARGETS.listPageMs)} (1,000-key page < ${TARGETS.listPageMs} ms)`);
+  }
+}
+
+export async function run(): Promise<void> {
+  const space = workspace();
+  try {
+    console.log('Bucket runtime benchmark');
+    await benchSmall(space);
+    await benchLarge(space, 64 * MiB, ['memory', 'disk'], 3);
+    await benchLarge(space, 1024 * MiB, ['disk'], 2);
+    await benchList(space);
+  } finally {
+    fs.rmSync(space.root, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
