@@ -106,3 +106,6 @@ export async function expectCleanStop(host: Host): Promise<void> {
   expect({ code, stderr }).toMatchObject({ code: 0 });
   expect(stdout).toMatch(/Stopping \(SIGTERM\)\nStopped\n$/);
 }
+
+/** Tests that start npm and Node processes one after another take seconds each on a loaded machine. */
+export const COMMAND_TEST_TIMEOUT_MS = 120_000;

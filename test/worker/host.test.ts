@@ -2,11 +2,13 @@
 // happens when it fails, compatibility settings reaching the bucket, and stopping.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { BucketCatalogue } from '../../src/bucket';
 import { freePort } from '../support/ports';
-import { expectCleanStop, isRunning, ROOT, runCommand, startHost, type Host } from './commands';
+import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, type Host, isRunning, ROOT, runCommand, startHost } from './commands';
 import { configFile, dataDirectoryWith, temporaryDirectory } from './config-files';
+
+vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
 const PROBE = join(ROOT, 'test/worker/fixtures/probe-worker.ts');
 

@@ -2,9 +2,11 @@
 // and the host's memory never holds the object whole.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { expectCleanStop, type Host } from './commands';
+import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, type Host } from './commands';
 import { startReferenceWorker } from './reference-host';
+
+vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
 const SECRET = 'large-transfer-secret';
 const MiB = 1024 * 1024;

@@ -1,8 +1,10 @@
 // The reference worker served by `npm run worker`, driven over real HTTP.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { expectCleanStop, type Host } from './commands';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, type Host } from './commands';
 import { startReferenceWorker } from './reference-host';
+
+vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
 const SECRET = 'correct horse battery staple';
 const ALLOWED = ['cat-pic.jpg', 'notes.txt', 'ranged.txt', 'empty', 'dir/ünï code.txt', 'with,comma', 'missing.txt'];

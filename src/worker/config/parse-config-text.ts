@@ -38,11 +38,12 @@ function parseJsoncText(text: string, file: string): unknown {
   const errors: ParseError[] = [];
   // The platform reads its JSON configuration with comments and trailing commas allowed.
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
-  for (const error of errors) {
+  // Only the first error: the parser's later ones mostly follow from it.
+  const [error] = errors;
+  if (error) {
     const { line, column } = position(text, error.offset);
-    problems.addAt(line, column, `malformed JSON: ${describeJsonError(printParseErrorCode(error.error))}`);
+    problems.failAt(line, column, `malformed JSON: ${describeJsonError(printParseErrorCode(error.error))}`);
   }
-  problems.throwIfAny();
   if (!tree) return problems.fail('', 'the file is empty; a worker configuration needs at least "main"');
   reportDuplicateKeys(tree, text, problems);
   problems.throwIfAny();
