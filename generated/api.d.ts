@@ -1246,6 +1246,8 @@ export interface components {
         WafMigrationStatusEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WafMigrationStatus"];
         };
+        /** @description One value, or an array of values sent once each, in order. */
+        SimulationValues: string | string[];
         /**
          * @description Headers by name, each a value or an array of values (a header sent once per value, in order).
          *     Names are HTTP tokens in any case; the simulation matches them without regard to case.
@@ -1258,7 +1260,7 @@ export interface components {
          *     }
          */
         SimulationHeaders: {
-            [key: string]: string | string[];
+            [key: string]: components["schemas"]["SimulationValues"];
         };
         /** @description A value of a rules-language field, of the field's type (`Bytes` a string, `Int` an integer, `Bool` a boolean, `Ip` an address string, arrays and maps of those). */
         SimulationFieldValue: string | number | boolean | components["schemas"]["SimulationFieldValue"][] | {
@@ -1296,7 +1298,7 @@ export interface components {
              *     }
              */
             cookies?: {
-                [key: string]: string | string[];
+                [key: string]: components["schemas"]["SimulationValues"];
             };
             /** @description The raw request body (text). Rules see at most its first 128 KiB. */
             body?: string;

@@ -25,23 +25,35 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const values = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
   error: 'must be a string or a non-empty array of strings',
 });
-const headerMap = z.record(z.string().regex(TOKEN, 'is not a header name (an HTTP token)'), values, expecting('an object from header name to value(s)'));
+/** The limits the extension operation's schema sets too. */
+const MAX_ENTRIES = 200;
+const MAX_URL_LENGTH = 16384;
+const MAX_METHOD_LENGTH = 32;
+
+const atMostEntries = [(map: object) => Object.keys(map).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} entries`] as const;
+const headerMap = z
+  .record(z.string().regex(TOKEN, 'is not a header name (an HTTP token)'), values, expecting('an object from header name to value(s)'))
+  .refine(...atMostEntries);
 
 const schema = z.strictObject(
   {
-    method: z.string(expecting('a string')).regex(TOKEN, 'must be an HTTP method such as GET or POST'),
-    url: z.string(expecting('a string')),
+    method: z
+      .string(expecting('a string'))
+      .regex(TOKEN, 'must be an HTTP method such as GET or POST')
+      .max(MAX_METHOD_LENGTH, `must be at most ${MAX_METHOD_LENGTH} characters`),
+    url: z.string(expecting('a string')).max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
     http_version: z.enum(HTTP_VERSIONS, { error: `must be one of ${HTTP_VERSIONS.join(', ')}` }).optional(),
     headers: headerMap.optional(),
     cookies: z
       .record(z.string().regex(/^[^\s;=,]+$/, 'is not a cookie name'), values, expecting('an object from cookie name to value(s)'))
+      .refine(...atMostEntries)
       .optional(),
     body: z.string({ error: 'must be a string (the raw request body)' }).optional(),
     client_ip: z
       .string({ error: 'must be a string' })
       .refine(isIpAddress, 'must be an IPv4 or IPv6 address')
       .optional(),
-    overrides: z.record(z.string(), z.unknown(), expecting('an object from rules-language field name to value')).optional(),
+    overrides: z.record(z.string(), z.unknown(), expecting('an object from rules-language field name to value')).refine(...atMostEntries).optional(),
     response: z
       .strictObject(
         {

@@ -19,9 +19,10 @@ interface Run {
   stderr: string;
 }
 
-function run(args: string[]): Promise<Run> {
+/** Runs the script as the npm script does (tsx), or another command line. */
+function run(args: string[], command: string[] = [process.execPath, '--import', 'tsx', 'scripts/simulate.ts']): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', 'scripts/simulate.ts', ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
+    execFile(command[0]!, [...command.slice(1), ...args], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) => {
       resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
     });
   });
@@ -126,11 +127,7 @@ Log entry of job 1 "example-org-http-requests":
   }, 60_000);
 
   it('is the npm script `simulate`', async () => {
-    const help = await new Promise<Run>((resolve) => {
-      execFile('npm', ['run', '-s', 'simulate', '--', '--help'], { cwd: root, timeout: 60_000 }, (error, stdout, stderr) =>
-        resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr }),
-      );
-    });
+    const help = await run(['--help'], ['npm', 'run', '-s', 'simulate', '--']);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('Exit status:\n  0  the request was simulated');
   }, 60_000);

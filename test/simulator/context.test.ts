@@ -220,6 +220,12 @@ describe('descriptions that are not requests', () => {
     ['an ftp URL', { ...valid, url: 'ftp://example.org/x' }, [{ path: 'url', message: 'scheme ftp is not simulated (use http or https)' }]],
     ['credentials in the URL', { ...valid, url: 'https://user:pw@example.org/' }, [{ path: 'url', message: 'must not carry credentials (user:password@)' }]],
     ['a header name with a space', { ...valid, headers: { 'Bad Name': 'x' } }, [{ path: 'headers.Bad Name', message: 'is not a header name (an HTTP token)' }]],
+    ['a URL over 16384 characters', { ...valid, url: `https://example.org/${'a'.repeat(16384)}` }, [{ path: 'url', message: 'must be at most 16384 characters' }]],
+    [
+      'more than 200 headers',
+      { ...valid, headers: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`x-h-${i}`, 'v'])) },
+      [{ path: 'headers', message: 'must have at most 200 entries' }],
+    ],
     ['a header without values', { ...valid, headers: { Accept: [] } }, [{ path: 'headers.Accept', message: 'must list at least one value' }]],
     ['a header value that is a number', { ...valid, headers: { Accept: 3 } }, [{ path: 'headers.Accept', message: 'must be a string or a non-empty array of strings' }]],
     [
