@@ -15,6 +15,7 @@ import type {
   StoredObjectBody,
 } from './contract';
 import type { ObjectRecord, StorageEngine } from './engine';
+import { newVersion } from './ids';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
@@ -22,7 +23,7 @@ import { parseRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
-import { newVersion, UploadOperations } from './uploads';
+import { UploadOperations } from './uploads';
 
 /** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */
 export class BucketRuntime implements Bucket {

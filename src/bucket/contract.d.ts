@@ -219,6 +219,7 @@ export interface StoredObject {
 
 /** A stored object with its bytes. The body can be consumed once. */
 export interface StoredObjectBody extends StoredObject {
+  /** The bytes as a byte stream: a BYOB reader gets them read straight into its own buffer. */
   readonly body: ReadableStream;
   /** True once the body has been read or cancelled. */
   readonly bodyUsed: boolean;

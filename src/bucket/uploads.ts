@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { byteSource } from './body-source';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
 import type { StorageEngine } from './engine';
 import { noSuchUpload, unknownUpload } from './errors';
+import { newPartEtag, newUploadId, newVersion } from './ids';
 import { requireKey } from './keys';
 import { UPLOAD_LIFETIME_MS } from './limits';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
@@ -10,8 +10,6 @@ import { assembleParts, requirePartNumber, requireUploadedParts } from './multip
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectResult } from './stored-object';
-
-export const newVersion = () => randomBytes(16).toString('hex');
 
 /** Multipart uploads: creation, parts, completion and abort, with the 7-day expiry. */
 export class UploadOperations {
@@ -27,7 +25,7 @@ export class UploadOperations {
     const customMetadata = parseCustomMetadata(o.customMetadata, 'createMultipartUpload');
     requireStorageClass(o.storageClass);
     await this.expire();
-    const uploadId = randomBytes(24).toString('base64url');
+    const uploadId = newUploadId();
     await this.engine.createUpload({ uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata });
     return new UploadHandle(this, k, uploadId);
   }
@@ -45,7 +43,7 @@ export class UploadOperations {
     const active = async () => (await this.engine.uploadState(uploadId, k)) === 'active';
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
     const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart');
-    const part = { partNumber: number, size: staged.size, etag: randomBytes(16).toString('hex'), md5: checksums.md5! };
+    const part = { partNumber: number, size: staged.size, etag: newPartEtag(), md5: checksums.md5! };
     if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
     return { partNumber: number, etag: part.etag };
   }
