@@ -16,7 +16,7 @@ import { isIpAddress } from './ip';
 import { type FieldOverrides, checkOverrides } from './overrides';
 import { type RequestTarget, parseTarget } from './url';
 
-export const HTTP_VERSIONS = ['HTTP/1.0', 'HTTP/1.1', 'HTTP/2', 'HTTP/3'] as const;
+const HTTP_VERSIONS = ['HTTP/1.0', 'HTTP/1.1', 'HTTP/2', 'HTTP/3'] as const;
 export type HttpVersion = (typeof HTTP_VERSIONS)[number];
 
 /** RFC 9110 token: method and header names. */

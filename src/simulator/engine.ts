@@ -18,12 +18,12 @@ import type {
   ScoreTrace,
 } from './types';
 
-export const REQUEST_PHASES = ['http_request_firewall_custom', 'http_request_firewall_managed'] as const;
-export const RESPONSE_PHASES = ['http_response_firewall_managed'] as const;
+const REQUEST_PHASES = ['http_request_firewall_custom', 'http_request_firewall_managed'] as const;
+const RESPONSE_PHASES = ['http_response_firewall_managed'] as const;
 const MANAGED_PHASES: ReadonlySet<string> = new Set(['http_request_firewall_managed', 'http_response_firewall_managed']);
 
 /** Actions that end the request; a simulated client never solves a challenge. */
-export const TERMINATING_ACTIONS: ReadonlySet<string> = new Set(['block', 'managed_challenge', 'js_challenge', 'challenge']);
+const TERMINATING_ACTIONS: ReadonlySet<string> = new Set(['block', 'managed_challenge', 'js_challenge', 'challenge']);
 const DEFAULT_TERMINATING_STATUS = 403;
 
 export interface EngineInput {
@@ -257,7 +257,7 @@ function edgeAnswer(rule: Rule, action: string): { status: number; contentType: 
   };
 }
 
-export function describeLocation(location: RuleLocation): string {
+function describeLocation(location: RuleLocation): string {
   const label = location.description || location.ref;
   return `${location.rule_id}${label ? ` (${label})` : ''} of ruleset ${location.ruleset_name || location.ruleset_id}`;
 }

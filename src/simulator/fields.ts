@@ -1,7 +1,8 @@
 /**
  * Where each field of the rules language gets its value in a simulation: from the request
- * description (and nowhere else), from a default the platform would compute that an override
- * may replace, or only from an override (geolocation, bot and threat scores, ...).
+ * description (and nowhere else), or from an override (geolocation, bot and threat scores...).
+ * A few platform fields also have a default an override replaces: the timestamps, `cf.ray_id`,
+ * and `cf.tls_version` / `cf.tls_cipher` over https (see context.ts).
  */
 
 /** Fields built from the description, with the part of it a user changes instead. */
@@ -35,11 +36,6 @@ export const DERIVED_FIELDS: ReadonlyMap<string, string> = new Map([
   ]),
   // The engine's `true` is a constant, not a request property.
   ['true', 'nothing (it is the constant true)'],
-]);
-
-/** Fields the platform computes for every request; the simulation picks a default an override may replace. */
-export const DEFAULTED_FIELDS: ReadonlySet<string> = new Set([
-  'http.request.timestamp.sec', 'http.request.timestamp.msec', 'cf.ray_id', 'cf.tls_version', 'cf.tls_cipher',
 ]);
 
 /** The deprecated `ip.geoip.*` fields carry the same values as their `ip.src.*` successors. */

@@ -8,15 +8,12 @@
  *   request phases (and the response phase when a response is described) with `execute`,
  *   overrides, OWASP scoring, terminating actions and `skip`, and answers the trace, the threat
  *   score, the final action and the log entry of each `http_requests` log push job with the
- *   zone's custom fields.
+ *   zone's custom fields (see types.ts for the result).
  * - `formatReport(result)` renders a result as a readable trace.
  * - Errors: InvalidRequestDescriptionError (with every issue), UnknownZoneError.
  */
 export { simulate, type SimulateOptions } from './simulate';
 export { formatReport } from './report';
-export { HTTP_VERSIONS, type HttpVersion, type RequestDescription } from './description';
+export type { HttpVersion, RequestDescription } from './description';
 export { type DescriptionIssue, InvalidRequestDescriptionError, SimulationError, UnknownZoneError, describeIssue } from './errors';
-export { BODY_INSPECTION_LIMIT_BYTES } from './body';
-export { MAX_CUSTOM_FIELD_BYTES, MAX_CUSTOM_FIELDS } from './custom-fields';
-export { REQUEST_PHASES, RESPONSE_PHASES, TERMINATING_ACTIONS } from './engine';
 export type * from './types';

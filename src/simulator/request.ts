@@ -90,7 +90,7 @@ function parseCookies(cookieHeaders: readonly string[]): HeaderLine[] {
 }
 
 /** URL-decoding that leaves malformed escapes as they are instead of failing. */
-export function decodeOrKeep(text: string): string {
+function decodeOrKeep(text: string): string {
   try {
     return decodeURIComponent(text);
   } catch {

@@ -97,7 +97,7 @@ export function normalizePath(rawPath: string): string {
 }
 
 /** RFC 3986 section 5.2.4. */
-export function removeDotSegments(path: string): string {
+function removeDotSegments(path: string): string {
   let input = path;
   const output: string[] = [];
   while (input.length > 0) {

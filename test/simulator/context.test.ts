@@ -234,6 +234,7 @@ describe('descriptions that are not requests', () => {
       [{ path: 'headers.Host', message: 'must name the url\'s host example.org once (the edge routes by it), got "evil.example"' }],
     ],
     ['a client IP that is not one', { ...valid, client_ip: '300.1.1.1' }, [{ path: 'client_ip', message: 'must be an IPv4 or IPv6 address' }]],
+    ['a client IP with a zone index', { ...valid, client_ip: 'fe80::1%eth0' }, [{ path: 'client_ip', message: 'must be an IPv4 or IPv6 address' }]],
     ['an unknown HTTP version', { ...valid, http_version: 'HTTP/4' }, [{ path: 'http_version', message: 'must be one of HTTP/1.0, HTTP/1.1, HTTP/2, HTTP/3' }]],
     ['HTTP/3 without TLS', { ...valid, url: 'http://example.org/', http_version: 'HTTP/3' }, [{ path: 'http_version', message: 'HTTP/3 runs over QUIC, which needs https' }]],
     ['a body that is not text', { ...valid, body: { a: 1 } }, [{ path: 'body', message: 'must be a string (the raw request body)' }]],
