@@ -1,6 +1,8 @@
 import type {
   Assemble,
+  ChunkSource,
   KeyScan,
+  ObjectBytes,
   ObjectRecord,
   PartRecord,
   StagedBody,
@@ -70,7 +72,7 @@ export class MemoryEngine implements StorageEngine {
     if (!found) return null;
     const record = copyObject(found.record);
     const range = plan(record);
-    return { record, bytes: range ? copyRange(found.segments, range) : null };
+    return { record, bytes: range ? readRange(found.segments, range) : null };
   }
 
   async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
@@ -163,17 +165,51 @@ export class MemoryEngine implements StorageEngine {
   }
 }
 
-function copyRange(segments: Buffer[], { offset, length }: ByteRange): Uint8Array {
-  const out = Buffer.allocUnsafe(length);
-  let written = 0;
+/** Largest read answered as one copy; larger ones are copied chunk by chunk as they are read. */
+const WHOLE_COPY_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of `range`. Stored buffers are never handed out (a byte stream would take them over):
+ * small reads get a copy, large ones a source that copies as the consumer reads.
+ */
+function readRange(segments: Buffer[], range: ByteRange): ObjectBytes {
+  const pieces: Buffer[] = [];
   let start = 0;
   for (const segment of segments) {
-    const end = start + segment.byteLength;
-    if (end > offset && written < length) {
-      const from = Math.max(offset - start, 0);
-      written += segment.copy(out, written, from, Math.min(segment.byteLength, from + length - written));
-    }
-    start = end;
+    const from = Math.max(range.offset - start, 0);
+    const to = Math.min(range.offset + range.length - start, segment.byteLength);
+    if (to > from) pieces.push(segment.subarray(from, to));
+    start += segment.byteLength;
   }
-  return out;
+  if (range.length <= WHOLE_COPY_BYTES) return Buffer.concat(pieces, range.length);
+  return new CopyingSource(pieces);
+}
+
+class CopyingSource implements ChunkSource {
+  #offset = 0;
+
+  constructor(private readonly pieces: Buffer[]) {}
+
+  async next(): Promise<Uint8Array | null> {
+    const rest = (this.pieces[0]?.byteLength ?? 0) - this.#offset;
+    const view = Buffer.allocUnsafe(Math.min(WHOLE_COPY_BYTES, rest));
+    const count = await this.readInto(view);
+    return count === 0 ? null : view.subarray(0, count);
+  }
+
+  async readInto(view: Uint8Array): Promise<number> {
+    const piece = this.pieces[0];
+    if (!piece) return 0;
+    const count = piece.copy(view, 0, this.#offset, Math.min(piece.byteLength, this.#offset + view.byteLength));
+    this.#offset += count;
+    if (this.#offset === piece.byteLength) {
+      this.pieces.shift();
+      this.#offset = 0;
+    }
+    return count;
+  }
+
+  close(): void {
+    this.pieces.length = 0;
+  }
 }
