@@ -11,6 +11,13 @@ const CUSTOM = 'http_request_firewall_custom';
 const MANAGED = 'http_request_firewall_managed';
 const MIGRATION_FINISHED = 20305;
 
+/**
+ * 200 writes to one ruleset queue for one another: on a busy machine the last wait longer than
+ * the default 5 s, and would get a 503 (busy, retry). These tests are about what the writes do,
+ * not how fast, so the instances wait as long as it takes.
+ */
+const PATIENT = { DATABASE_LOCK_TIMEOUT_MS: '120000', DATABASE_CONNECT_TIMEOUT_MS: '120000' };
+
 let cluster: PostgresCluster;
 let databaseUrl: string;
 let a: Instance;
@@ -20,7 +27,7 @@ beforeAll(async () => {
   cluster = await startPostgres();
   databaseUrl = await cluster.createDatabase('scale');
   // Both start on the empty database at once: they race to migrate and to seed it.
-  [a, b] = await Promise.all([startInstance({ DATABASE_URL: databaseUrl }), startInstance({ DATABASE_URL: databaseUrl })]);
+  [a, b] = await Promise.all([startInstance({ DATABASE_URL: databaseUrl, ...PATIENT }), startInstance({ DATABASE_URL: databaseUrl, ...PATIENT })]);
 });
 afterAll(async () => {
   await Promise.all([a?.stop(), b?.stop()]);
@@ -48,6 +55,9 @@ function customEntryPoint(through: Instance, zoneId: string) {
 function patchRule(through: Instance, zoneId: string, rulesetId: string, ruleId: string, description: string) {
   return through.fetch(`/zones/${zoneId}/rulesets/${rulesetId}/rules/${ruleId}`, { method: 'PATCH', body: JSON.stringify({ description }) });
 }
+
+/** Time for the tests of hundreds of queued writes on a loaded machine. */
+const QUEUED_WRITES_TIMEOUT_MS = 120_000;
 
 describe('two instances on one database', () => {
   it('started together, migrated and seeded the database once', async () => {
@@ -96,7 +106,7 @@ describe('two instances on one database', () => {
     expect(final.version).toBe(String(start + 200));
     expect(final.rules!.map((rule) => rule.description)).toEqual(Array.from({ length: 200 }, (_, i) => `patched ${i}`));
     expect(new Set(final.rules!.map((rule) => rule.version))).toEqual(new Set(['2']));
-  });
+  }, QUEUED_WRITES_TIMEOUT_MS);
 
   it('completes a WAF migration raced from both instances once and only once', async () => {
     const config = await unwrap(
@@ -123,7 +133,7 @@ describe('two instances on one database', () => {
   });
 
   it('loses no acknowledged write and leaves no half change when an instance is killed mid-write', async () => {
-    const doomed = await startInstance({ DATABASE_URL: databaseUrl });
+    const doomed = await startInstance({ DATABASE_URL: databaseUrl, ...PATIENT });
     const created = await entryPointWithRules(b, ZONE_IDS.enterprise, 300);
     const start = Number(created.version);
     const acknowledged = new Set<number>();
@@ -166,5 +176,5 @@ describe('two instances on one database', () => {
     const survivor = await patchRule(a, ZONE_IDS.enterprise, created.id, created.rules![299]!.id!, 'after the kill');
     expect(survivor.status).toBe(200);
     expect(((await survivor.json()) as RulesetBody).result.version).toBe(String(start + changed.length + 1));
-  });
+  }, QUEUED_WRITES_TIMEOUT_MS);
 });
