@@ -37,10 +37,5 @@ export * from './errors';
 export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
-export {
-  openPostgresStore,
-  POSTGRES_POOL_DEFAULTS,
-  type PostgresPoolOptions,
-  type PostgresStoreOptions,
-} from './postgres/open';
+export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';
 export { parseDatabaseUrl, type DatabaseUrl } from './postgres/database-url';

@@ -31,7 +31,7 @@ export type PostgresStoreOptions = StoreOptions &
     connectionString: string;
   };
 
-export const POSTGRES_POOL_DEFAULTS: Required<PostgresPoolOptions> = {
+const POOL_DEFAULTS: Required<PostgresPoolOptions> = {
   maxConnections: 10,
   idleTimeoutMs: 30_000,
   connectionTimeoutMs: 5_000,
@@ -84,8 +84,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
 }
 
 function poolLimits(options: PostgresPoolOptions): Required<PostgresPoolOptions> {
-  const limits = { ...POSTGRES_POOL_DEFAULTS };
-  for (const name of Object.keys(POSTGRES_POOL_DEFAULTS) as (keyof PostgresPoolOptions)[]) {
+  const limits = { ...POOL_DEFAULTS };
+  for (const name of Object.keys(POOL_DEFAULTS) as (keyof PostgresPoolOptions)[]) {
     const value = options[name];
     if (value === undefined) {
       continue;
