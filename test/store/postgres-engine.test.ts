@@ -69,14 +69,16 @@ describe('PostgreSQL engine', () => {
     expect(await store.rulesets.getVersion(PRO, PRO_ENTRY_POINT, String(Number.MAX_SAFE_INTEGER))).toBeNull();
   });
 
-  it('refuses numbers beyond 64 bits and text holding NUL as bad input, writing nothing', async () => {
+  it('refuses numbers that are not 64-bit whole numbers and text holding NUL as bad input, writing nothing', async () => {
     const store = await open({ connectionString: await cluster.createDatabase() });
     const before = await store.rulesets.get(PRO, PRO_ENTRY_POINT);
-    const tooBig = await store.rulesets
-      .update(PRO, PRO_ENTRY_POINT, { rules: [{ action: 'log', expression: 'true', score: 1e20 }] })
-      .catch((e: unknown) => e);
-    expect(tooBig).toBeInstanceOf(InvalidInputError);
-    expect((tooBig as Error).message).toBe('a number does not fit a 64-bit integer field');
+    for (const score of [1e20, 1.5]) {
+      const refused = await store.rulesets
+        .update(PRO, PRO_ENTRY_POINT, { rules: [{ action: 'log', expression: 'true', score }] })
+        .catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(InvalidInputError);
+      expect((refused as Error).message).toBe('a number is not a whole number that fits in 64 bits');
+    }
     const nul = await store.rulesets
       .update(PRO, PRO_ENTRY_POINT, { rules: [{ action: 'log', expression: 'true', description: 'a\u0000b' }] })
       .catch((e: unknown) => e);

@@ -35,7 +35,7 @@ export function postgresTraits(location: string, limits: PostgresLimits): Dialec
           );
         case NUMERIC_VALUE_OUT_OF_RANGE:
         case INVALID_TEXT_REPRESENTATION:
-          return new InvalidInputError('a number does not fit a 64-bit integer field', { cause: error });
+          return new InvalidInputError('a number is not a whole number that fits in 64 bits', { cause: error });
         case CHARACTER_NOT_IN_REPERTOIRE:
         case UNTRANSLATABLE_CHARACTER:
           // PostgreSQL text cannot hold U+0000; SQLite can, so this is the one input only one engine refuses.
