@@ -116,6 +116,23 @@ describe('what the worker is given', () => {
     expect((await fetch(`${host.url}/ctx`)).status).toBe(200);
   });
 
+  test('a client that hangs up mid-upload is reported as such, and the host goes on', async () => {
+    const aborter = new AbortController();
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (++sent < 4) return controller.enqueue(new Uint8Array(64 * 1024));
+        aborter.abort();
+        controller.error(new Error('the client gave up'));
+      },
+    });
+    const upload = fetch(`${host.url}/consume`, { method: 'POST', body, signal: aborter.signal, duplex: 'half' } as RequestInit);
+    await expect(upload).rejects.toThrow('This operation was aborted');
+    await until(() => host.output.stderr.includes('POST /consume: the client went away before the response (Error: aborted)'));
+    expect(host.output.stderr).not.toContain('POST /consume: the worker threw');
+    expect(await (await fetch(`${host.url}/consume`, { method: 'POST', body: 'abc' })).text()).toBe('3 bytes');
+  });
+
   test('failed waitUntil work is reported', async () => {
     expect((await fetch(`${host.url}/failing-wait`)).status).toBe(200);
     await until(() => host.output.stderr.includes('ctx.waitUntil work failed: Error: wait failed\n    at '));

@@ -84,7 +84,9 @@ function fetchHandler(
       if (response instanceof Response) return response;
       report(`${what}: the worker's fetch returned ${String(response)}, not a Response`);
     } catch (error) {
-      report(`${what}: the worker threw ${describeError(error)}`);
+      // A client that hangs up mid-request makes the worker's body reads fail: not the worker's fault.
+      if (request.signal.aborted) report(`${what}: the client went away before the response (${String(error)})`);
+      else report(`${what}: the worker threw ${describeError(error)}`);
     }
     return new Response('Internal Server Error', { status: 500, headers: { 'content-type': 'text/plain;charset=UTF-8' } });
   };
