@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { resolve } from 'node:path';
 import { ProblemList } from './config-error';
 import { formatOfFile, parseConfigText } from './parse-config-text';
+import { readTextFile } from './read-text-file';
 import { validateConfig } from './validate-config';
 import type { WorkerConfig } from './worker-config';
 
@@ -15,12 +16,7 @@ export function loadWorkerConfig(path: string, today = new Date()): WorkerConfig
   const problems = new ProblemList(file);
   const format = formatOfFile(file);
   if (!format) return problems.fail('', 'a worker configuration is a .toml, .json or .jsonc file');
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    return problems.fail('', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
+  const text = readTextFile(file);
   const config = validateConfig(parseConfigText(text, file, format), file, problems, today);
   if (config.main !== '' && !isFile(config.main)) problems.add('main', `no such file: ${config.main}`);
   problems.throwIfAny();

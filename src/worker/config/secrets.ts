@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ProblemList } from './config-error';
 import { parseDevVars } from './dev-vars';
+import { readTextFile } from './read-text-file';
 import type { WorkerConfig } from './worker-config';
 
 /** The platform's local secrets file, beside the configuration; never committed. */
@@ -59,12 +59,6 @@ export function resolveSecrets(config: WorkerConfig, environment: NodeJS.Process
 }
 
 function readDevVars(file: string): Record<string, string> {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    return new ProblemList(file).fail('', `cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  return parseDevVars(text, file);
+  const text = readTextFile(file, true);
+  return text === undefined ? {} : parseDevVars(text, file);
 }
