@@ -240,7 +240,7 @@ class BlobReader implements ChunkSource {
   }
 
   async next(): Promise<Uint8Array | null> {
-    const chunk = this.#takeLeftover() ?? (await this.#takeAhead()) ?? (await this.#readChunk());
+    const chunk = (await this.#held()) ?? (await this.#readChunk());
     if (chunk && this.#piece < this.#pieces.length) {
       this.#ahead = this.#readChunk();
       this.#ahead.catch(() => {});
@@ -249,7 +249,7 @@ class BlobReader implements ChunkSource {
   }
 
   async readInto(view: Uint8Array): Promise<number> {
-    const held = this.#takeLeftover() ?? (await this.#takeAhead());
+    const held = this.#leftover || this.#ahead ? await this.#held() : null;
     if (!held) return this.#readAt(view);
     const count = Math.min(held.byteLength, view.byteLength);
     view.set(held.subarray(0, count));
@@ -262,16 +262,16 @@ class BlobReader implements ChunkSource {
     closeFiles(this.#files);
   }
 
-  #takeLeftover(): Uint8Array | null {
+  /** Bytes already read and not yet handed out: a leftover, or the chunk read ahead. */
+  async #held(): Promise<Uint8Array | null> {
     const leftover = this.#leftover;
-    this.#leftover = null;
-    return leftover;
-  }
-
-  async #takeAhead(): Promise<Uint8Array | null> {
+    if (leftover) {
+      this.#leftover = null;
+      return leftover;
+    }
     const ahead = this.#ahead;
     this.#ahead = null;
-    return ahead ? ahead : null;
+    return ahead;
   }
 
   async #readChunk(): Promise<Uint8Array | null> {
