@@ -71,7 +71,9 @@ function conditionFromHeaders(headers: Headers): Condition {
   const modifiedSince = Date.parse(headers.get('if-modified-since') ?? '');
   if (!Number.isNaN(modifiedSince)) condition.uploadedAfter = modifiedSince;
   const unmodifiedSince = Date.parse(headers.get('if-unmodified-since') ?? '');
-  if (!Number.isNaN(unmodifiedSince)) condition.uploadedBefore = unmodifiedSince;
+  // RFC 7232 3.4: the condition holds when the object was last modified at or before the date,
+  // so a Last-Modified echoed back passes; uploadedBefore itself compares strictly.
+  if (!Number.isNaN(unmodifiedSince)) condition.uploadedBefore = unmodifiedSince + 1000;
   return condition;
 }
 
