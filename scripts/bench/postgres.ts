@@ -47,14 +47,16 @@ const autocannon = createRequire(import.meta.url)('autocannon') as (options: {
 }) => Promise<CannonResult>;
 
 const WARM_UP_SECONDS = 1;
-const MEASURE_SECONDS = 5;
+const MEASURE_SECONDS = 4;
+const ROUNDS = 2;
 const CONNECTIONS = 10;
 const ACCOUNT = MAIN_ACCOUNT_ID;
 const OWASP = OWASP_RULESET_ID;
 const PRO_ZONE = ZONE_IDS.pro;
 const MANAGED_PHASE = 'http_request_firewall_managed';
 
-type WorkloadName = 'GET ruleset' | 'PATCH rule';
+const WORKLOADS = ['GET ruleset', 'PATCH rule'] as const;
+type WorkloadName = (typeof WORKLOADS)[number];
 
 /** Commits acknowledged before they reach the disk: PostgreSQL's counterpart of SQLite's synchronous=NORMAL trade. */
 const ASYNC_COMMIT = '?options=-c%20synchronous_commit%3Doff';
@@ -147,36 +149,45 @@ function printRow(label: string, workload: WorkloadName, result: CannonResult): 
 export async function run(): Promise<void> {
   console.log(
     `store engines under the API server: ${CONNECTIONS} connections, ${WARM_UP_SECONDS} s warm-up then ${MEASURE_SECONDS} s ` +
-      'per setup and workload; servers as child processes, autocannon in this one',
+      `per setup and workload, in ${ROUNDS} interleaved rounds (the best of each kept); servers as child processes, autocannon in this one`,
   );
   // Other work on the machine skews the figures: say how busy it was.
   console.log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
   const cluster = await startPostgres({ durable: true });
-  const rates = new Map<string, number>();
+  const running: { setup: Setup; instances: Instance[]; cleanUp(): void; requests: Record<WorkloadName, CannonRequest[]> }[] = [];
+  const best = new Map<string, CannonResult>();
   try {
     for (const setup of setups) {
-      const { instances, cleanUp } = await startSetup(setup, cluster);
-      try {
-        const target = await patchTarget(instances[0]!);
-        for (const [workload, requests] of Object.entries(workloads(target.ruleset, target.rule)) as [WorkloadName, CannonRequest[]][]) {
-          await checkAnswers(setup.label, instances, requests);
-          await measure(instances, requests, WARM_UP_SECONDS);
-          const result = await measure(instances, requests, MEASURE_SECONDS);
-          rates.set(`${setup.label} ${workload}`, result.requests.average);
-          printRow(setup.label, workload, result);
+      const started = await startSetup(setup, cluster);
+      const target = await patchTarget(started.instances[0]!);
+      running.push({ setup, ...started, requests: workloads(target.ruleset, target.rule) });
+    }
+    for (const { setup, instances, requests } of running) {
+      for (const workload of WORKLOADS) await checkAnswers(setup.label, instances, requests[workload]);
+    }
+    // A burst of other work on the machine then spoils one round of a setup, not its figure.
+    for (let pass = 1; pass <= ROUNDS; pass += 1) {
+      for (const { setup, instances, requests } of running) {
+        for (const workload of WORKLOADS) {
+          await measure(instances, requests[workload], WARM_UP_SECONDS);
+          const result = await measure(instances, requests[workload], MEASURE_SECONDS);
+          const key = `${setup.label} ${workload}`;
+          if (result.requests.average > (best.get(key)?.requests.average ?? -1)) best.set(key, result);
         }
-      } finally {
-        await Promise.all(instances.map((instance) => instance.stop()));
-        cleanUp();
       }
     }
   } finally {
+    await Promise.all(running.flatMap(({ instances }) => instances.map((instance) => instance.stop())));
+    for (const { cleanUp } of running) cleanUp();
     await cluster.stop();
   }
 
+  for (const setup of setups) {
+    for (const workload of WORKLOADS) printRow(setup.label, workload, best.get(`${setup.label} ${workload}`)!);
+  }
   console.log('');
-  const rate = (setup: number, workload: WorkloadName) => rates.get(`${setups[setup]!.label} ${workload}`)!;
-  for (const workload of ['GET ruleset', 'PATCH rule'] as const) {
+  const rate = (setup: number, workload: WorkloadName) => best.get(`${setups[setup]!.label} ${workload}`)!.requests.average;
+  for (const workload of WORKLOADS) {
     const sqlite = rate(0, workload);
     const ratios = setups.slice(1).map((setup, i) => `${setup.label.slice(0, 3)} ${round(rate(i + 1, workload) / sqlite, 2)}x`);
     console.log(
