@@ -16,11 +16,11 @@
 // Run: `npx tsx scripts/bench/server.ts` (about a minute and a half).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import autocannon from 'autocannon';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import pino from 'pino';
 import { validate } from '../../src/filter';
@@ -28,28 +28,8 @@ import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../
 import { openSqliteStore, type Store } from '../../src/store';
 import { bin, quietEnv, root } from '../tools';
 
-// autocannon ships no type declarations; these are the parts used here.
-interface CannonRequest {
-  method: string;
-  path: string;
-  body?: string;
-  headers?: Record<string, string>;
-}
-interface CannonOptions {
-  url: string;
-  connections: number;
-  duration: number;
-  headers: Record<string, string>;
-  requests: CannonRequest[];
-}
-interface CannonResult {
-  requests: { average: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-}
-const autocannon = createRequire(import.meta.url)('autocannon') as (options: CannonOptions) => Promise<CannonResult>;
+type CannonRequest = autocannon.Request;
+type CannonResult = autocannon.Result;
 
 const TARGETS = { shareOfBare: 0.75, timesPrism: 3.5 };
 const WARM_UP_SECONDS = 1;
