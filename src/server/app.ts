@@ -90,7 +90,7 @@ export function createApp(options: AppOptions): App {
       path: req.path,
     } as unknown as Context<OperationId>;
     handler(context).then(
-      (reply) => sendResult(res, reply.result, reply.result_info),
+      (reply) => sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
       (error: unknown) => next(error),
     );
   });

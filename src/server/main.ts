@@ -10,7 +10,16 @@ import { basePath } from './http/openapi-document';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, base: undefined });
+  // Asynchronous log writes (one line per request), flushed before the process exits.
+  const destination = pino.destination({ sync: false });
+  const logger = pino({ level: config.logLevel, base: undefined }, destination);
+  const exit = (code: number) => {
+    try {
+      destination.flushSync();
+    } finally {
+      process.exit(code);
+    }
+  };
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
   const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
@@ -33,13 +42,13 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const force = setTimeout(() => exit(1), 10_000);
     force.unref();
     // In-flight requests finish first, then the store drains and closes its connections.
     server.close(() => {
       store.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
+        () => exit(0),
+        () => exit(1),
       );
     });
     server.closeIdleConnections();

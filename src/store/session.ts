@@ -5,6 +5,7 @@ import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
 import type { Database } from './schema/tables';
+import { RulesetSnapshots } from './snapshot-cache';
 
 /** Enough to recover from a burst of writers on one ruleset without hiding a livelock. */
 const MAX_ATTEMPTS = 8;
@@ -16,16 +17,19 @@ export interface Environment {
   readonly dialect: DialectTraits;
   /** Marks the async work running inside one of this store's transactions. */
   readonly inTransaction: AsyncLocalStorage<true>;
+  readonly snapshots: RulesetSnapshots;
 }
 
 export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: DialectTraits): Environment {
-  return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>() };
+  return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots() };
 }
 
 /** What a read sees: a database handle, and a way to remember which ruleset versions it read. */
 export interface ReadContext {
   readonly db: Kysely<Database>;
   noteRulesetVersion(id: string, version: number): void;
+  /** Committed ruleset versions; present only where the read sees committed data alone. */
+  readonly snapshots?: RulesetSnapshots;
 }
 
 /**
@@ -146,7 +150,7 @@ export function standaloneExecutor(env: Environment): Executor {
           env.db
             .transaction()
             .setAccessMode('read only')
-            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined })),
+            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined, snapshots: env.snapshots })),
         );
       } catch (error) {
         throw env.dialect.translate(error);

@@ -128,7 +128,10 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
     return null;
   }
   ctx.noteRulesetVersion(row.id, row.version);
-  return loadRuleset(ctx.db, row);
+  const cached = ctx.snapshots?.get(row.id, row.version);
+  if (cached) return cached;
+  const ruleset = await loadRuleset(ctx.db, row);
+  return ctx.snapshots ? ctx.snapshots.set(ruleset) : ruleset;
 }
 
 async function listRulesets(db: Queryable, scope: RulesetScope, request: PageRequest<string> | undefined) {

@@ -8,6 +8,7 @@ import {
   SqliteDriver,
   type DatabaseConnection,
   type Driver,
+  type SqliteDatabase,
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
@@ -56,7 +57,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     throw new Error(`cannot open SQLite database ${filename}: ${(error as Error).message}`, { cause: error });
   }
   const path = filename === ':memory:' ? null : realpathSync(filename);
-  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database }, path) });
+  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: withStatementCache(database) }, path) });
   return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
 }
 
@@ -121,6 +122,27 @@ class WriteLockingSqliteDriver extends SqliteDriver {
     const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
     await connection.executeQuery(CompiledQuery.raw(begin));
   }
+}
+
+/**
+ * Prepared statements kept by SQL text: Kysely prepares every query anew, which costs as much as
+ * running a small one. Queries are parameterized, so the set of texts stays small; it is bounded
+ * all the same. Safe because the driver runs one query at a time on its connection.
+ */
+function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= 512) statements.clear();
+        statement = database.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+  };
 }
 
 class WriteLockingSqliteDialect extends SqliteDialect {
