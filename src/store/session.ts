@@ -28,8 +28,9 @@ export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: D
 export interface ReadContext {
   readonly db: Kysely<Database>;
   noteRulesetVersion(id: string, version: number): void;
-  /** Committed ruleset versions; present only where the read sees committed data alone. */
-  readonly snapshots?: RulesetSnapshots;
+  readonly snapshots: RulesetSnapshots;
+  /** False in a write transaction, whose own changes are not committed (nor final) yet. */
+  readonly committedOnly: boolean;
 }
 
 /**
@@ -41,11 +42,13 @@ export class WriteContext implements ReadContext {
   readonly #seen = new Map<string, number>();
   readonly #claimed = new Map<string, number>();
   readonly #beforeCommit: (() => Promise<void>)[] = [];
+  readonly committedOnly = false;
 
   constructor(
     readonly db: Transaction<Database>,
     readonly dialect: DialectTraits,
     clock: Clock,
+    readonly snapshots: RulesetSnapshots,
   ) {
     this.now = formatTimestamp(clock.nowMicros());
   }
@@ -119,7 +122,7 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
     try {
       return await env.inTransaction.run(true, () =>
         env.db.transaction().execute(async (trx) => {
-          const ctx = new WriteContext(trx, env.dialect, env.clock);
+          const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots);
           const result = await work(ctx);
           await ctx.finish();
           return result;
@@ -150,7 +153,7 @@ export function standaloneExecutor(env: Environment): Executor {
           env.db
             .transaction()
             .setAccessMode('read only')
-            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined, snapshots: env.snapshots })),
+            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined, snapshots: env.snapshots, committedOnly: true })),
         );
       } catch (error) {
         throw env.dialect.translate(error);

@@ -15,8 +15,9 @@ function deepFreeze<T>(value: T): T {
  * Committed ruleset versions, by id and version. A version's content never changes once
  * committed (every write claims a new version), so a read that found the current version in the
  * database may answer from here: nothing stale can be served, from any process. Only reads of
- * committed data fill it (never a write transaction, whose new version may still change or roll
- * back). Entries are frozen: callers copy before they change anything.
+ * committed data fill it (a write transaction's new version may still change or roll back), and
+ * reads of platform-managed rulesets, which nothing writes. Entries are frozen: callers copy
+ * before they change anything.
  */
 export class RulesetSnapshots {
   readonly #entries = new Map<string, Ruleset>();

@@ -128,10 +128,12 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
     return null;
   }
   ctx.noteRulesetVersion(row.id, row.version);
-  const cached = ctx.snapshots?.get(row.id, row.version);
+  // Platform-managed rulesets never change, so even a write transaction may use the cache.
+  const cacheable = ctx.committedOnly || isPlatformOwned(row);
+  const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
   if (cached) return cached;
   const ruleset = await loadRuleset(ctx.db, row);
-  return ctx.snapshots ? ctx.snapshots.set(ruleset) : ruleset;
+  return cacheable ? ctx.snapshots.set(ruleset) : ruleset;
 }
 
 async function listRulesets(db: Queryable, scope: RulesetScope, request: PageRequest<string> | undefined) {
