@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { projectFile } from '../project-files';
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
@@ -24,7 +24,7 @@ import {
 import type { Repositories, Store } from './store';
 
 /** The fixtures that ship with the project. */
-export const DEFAULT_SEED_FILE = fileURLToPath(new URL('../../fixtures/seed.json', import.meta.url));
+export const DEFAULT_SEED_FILE = projectFile('fixtures', 'seed.json');
 
 export interface StoreOptions {
   clock?: Clock;

@@ -1,4 +1,4 @@
-// The server as `npm start` runs it: a child process configured by the environment, its
+// The server as `npm start` runs it (bundled): a child process configured by the environment, its
 // generated token printed once, state kept across a clean stop and across a kill.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,7 +22,8 @@ interface Running {
 
 async function start(env: Record<string, string>): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+  // What `npm start` runs: the bundled server.
+  const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
     env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -100,7 +101,7 @@ describe('the server process', () => {
   });
 
   it('refuses bad configuration with a readable message', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+    const child = spawn(process.execPath, ['scripts/start.mjs'], {
       cwd: root,
       env: { ...process.env, PORT: 'eighty', DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],

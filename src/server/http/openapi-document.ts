@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { projectFile } from '../../project-files';
 import type { PatternMessages } from './error-mapper';
 
-/** The bundled document the server validates against (generated/openapi.yaml). */
-export const bundlePath = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../generated/openapi.yaml');
+/** The bundled document the server validates against (generated/openapi.json, the JSON form of the bundle). */
+export const bundlePath = projectFile('generated', 'openapi.json');
 
 export const basePath = '/client/v4';
 
@@ -13,7 +11,7 @@ let cached: Record<string, unknown> | undefined;
 
 /** A fresh copy of the bundled document (the validator mutates what it is given). */
 export function loadDocument(): Record<string, unknown> {
-  cached ??= parse(readFileSync(bundlePath, 'utf8')) as Record<string, unknown>;
+  cached ??= JSON.parse(readFileSync(bundlePath, 'utf8')) as Record<string, unknown>;
   return structuredClone(cached);
 }
 
