@@ -253,20 +253,8 @@ export interface RulesetUpdate {
 /** Where a ruleset lives. Account scope also sees the platform's managed rulesets. */
 export type RulesetScope = { account_id: string } | { zone_id: string };
 
-export interface LogpushJob {
-  id: number;
-  name: string | null;
-  dataset: string;
-  destination_conf: string;
-  logpull_options: string | null;
-  enabled: boolean;
-  frequency: string;
-  kind: string;
-  last_complete: Timestamp | null;
-  last_error: Timestamp | null;
-  error_message: string | null;
-  created_on: Timestamp;
-}
+/** A log push job as the API has it, plus what the store also keeps. */
+export type LogpushJob = components['schemas']['LogpushJob'] & { kind: string; created_on: Timestamp };
 
 export interface LogpushJobInput {
   name?: string | null;
@@ -274,7 +262,7 @@ export interface LogpushJobInput {
   destination_conf: string;
   logpull_options?: string | null;
   enabled?: boolean;
-  frequency?: string;
+  frequency?: LogpushJob['frequency'];
   kind?: string;
 }
 

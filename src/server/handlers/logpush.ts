@@ -13,7 +13,7 @@ export const logpushHandlers: Pick<Handlers, 'createLogpushJob'> = {
     checkDestination(body.destination_conf);
     const job = await context.store.logpushJobs.create(zone.id, { ...body, dataset });
     const { kind: _kind, created_on: _created, ...result } = job;
-    return { result: result as never };
+    return { result };
   },
 };
 

@@ -117,7 +117,7 @@ function toJob(row: Selectable<LogpushJobsTable>): LogpushJob {
     destination_conf: row.destination_conf,
     logpull_options: row.logpull_options,
     enabled: fromFlag(row.enabled),
-    frequency: row.frequency,
+    frequency: row.frequency as LogpushJob['frequency'],
     kind: row.kind,
     last_complete: row.last_complete,
     last_error: row.last_error,

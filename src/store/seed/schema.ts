@@ -205,7 +205,7 @@ const logpushJob = z.strictObject({
   destination_conf: z.string().min(1),
   logpull_options: z.string().nullable(),
   enabled: z.boolean(),
-  frequency: z.string().min(1),
+  frequency: z.enum(['high', 'low']),
   kind: z.string(),
   created_on: timestamp,
 });
