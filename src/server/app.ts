@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
@@ -142,7 +142,13 @@ async function warmUp(validator: express.RequestHandler[]): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const { port } = server.address() as AddressInfo;
-    await fetch(`http://127.0.0.1:${port}${basePath}/filters/validate-expr?expression=ssl`);
+    // node:http rather than fetch, whose client (undici) would be loaded for this one request.
+    await new Promise<void>((resolve, reject) => {
+      get(`http://127.0.0.1:${port}${basePath}/filters/validate-expr?expression=ssl`, (response) => {
+        response.resume();
+        response.once('end', resolve);
+      }).once('error', reject);
+    });
   } finally {
     await new Promise((resolve) => server.close(resolve));
   }

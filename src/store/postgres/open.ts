@@ -1,5 +1,5 @@
 import { Kysely } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
 import { openKyselyStore, type StoreOptions } from '../open-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
@@ -52,7 +52,9 @@ const INT8_OID = 20;
 export async function openPostgresStore(options: PostgresStoreOptions): Promise<Store> {
   const url = parseDatabaseUrl(options.connectionString);
   const limits = poolLimits(options);
-  const pool = new pg.Pool({
+  // Loaded here, not at start-up: a server on SQLite never needs the driver.
+  const { default: driver } = await import('pg');
+  const pool = new driver.Pool({
     connectionString: url.connectionString,
     max: limits.maxConnections,
     idleTimeoutMillis: limits.idleTimeoutMs,
@@ -62,7 +64,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     application_name: 'management-api-store',
     // Notices a database host that vanished without closing the connection.
     keepAlive: true,
-    types: { getTypeParser: typeParser },
+    types: { getTypeParser: (oid: number, format?: 'text' | 'binary') => typeParser(driver, oid, format) },
   });
   // A connection that breaks (server restart, network) emits an error: without a listener
   // that would end the process. The pool drops broken connections; the query that was
@@ -80,7 +82,7 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     dialect: new WriteLockingPostgresDialect({ pool }),
     plugins: [new PortableTypesPlugin()],
   });
-  return openKyselyStore(db, postgresTraits(url.location, limits), options);
+  return openKyselyStore(db, postgresTraits(url.location, limits, driver.DatabaseError), options);
 }
 
 function poolLimits(options: PostgresPoolOptions): Required<PostgresPoolOptions> {
@@ -102,7 +104,7 @@ function poolLimits(options: PostgresPoolOptions): Required<PostgresPoolOptions>
  * bigint columns (every integer column, see portable-types.ts) and counts arrive as numbers,
  * as they do from SQLite. The store's integers (ids, versions, counts) stay far below 2^53.
  */
-function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
+function typeParser(driver: typeof pg, oid: number, format?: 'text' | 'binary'): (value: string) => unknown {
   if (oid === INT8_OID && format !== 'binary') {
     return (value) => {
       const number = Number(value);
@@ -112,5 +114,5 @@ function typeParser(oid: number, format?: 'text' | 'binary'): (value: string) =>
       return number;
     };
   }
-  return pg.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+  return driver.types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
 }

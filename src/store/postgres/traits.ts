@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import type { DialectTraits } from '../dialect';
 import { InvalidInputError, StoreBusyError } from '../errors';
 
@@ -21,7 +21,9 @@ export interface PostgresLimits {
   readonly lockTimeoutMs: number;
 }
 
-export function postgresTraits(location: string, limits: PostgresLimits): DialectTraits {
+/** `databaseError`: the driver's error class (pg is loaded only when PostgreSQL is used). */
+export function postgresTraits(location: string, limits: PostgresLimits, databaseError: typeof pg.DatabaseError): DialectTraits {
+  const sqlState = (error: unknown): string => (error instanceof databaseError ? (error.code ?? '') : '');
   return {
     location,
     isUniqueViolation: (error) => sqlState(error) === UNIQUE_VIOLATION,
@@ -50,8 +52,4 @@ export function postgresTraits(location: string, limits: PostgresLimits): Dialec
       return error;
     },
   };
-}
-
-function sqlState(error: unknown): string {
-  return error instanceof pg.DatabaseError ? (error.code ?? '') : '';
 }
