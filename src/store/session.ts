@@ -108,7 +108,13 @@ export class WriteContext implements ReadContext {
 
 /** How repositories reach the database: inside a caller's transaction or on their own. */
 export interface Executor {
+  /** Reads in one transaction: several statements that must see the same state. */
   read<T>(work: (ctx: ReadContext) => Promise<T>): Promise<T>;
+  /**
+   * A read of a single statement, which sees one committed state on its own: outside a caller's
+   * transaction it runs without one, saving the BEGIN and COMMIT round trips.
+   */
+  readStatement<T>(work: (ctx: ReadContext) => Promise<T>): Promise<T>;
   write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }
 
@@ -145,7 +151,16 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
 
 /** Reads and writes that each run in a transaction of their own. */
 export function standaloneExecutor(env: Environment): Executor {
+  const committed: ReadContext = { db: env.db, noteRulesetVersion: () => undefined, snapshots: env.snapshots, committedOnly: true };
   return {
+    readStatement: async (work) => {
+      refuseNesting(env);
+      try {
+        return await work(committed);
+      } catch (error) {
+        throw env.dialect.translate(error);
+      }
+    },
     read: async (work) => {
       refuseNesting(env);
       try {
@@ -167,6 +182,7 @@ export function standaloneExecutor(env: Environment): Executor {
 export function transactionExecutor(ctx: WriteContext): Executor {
   return {
     read: (work) => work(ctx),
+    readStatement: (work) => work(ctx),
     write: (work) => work(ctx),
   };
 }

@@ -4,31 +4,32 @@ import type { ErrorItem } from './errors';
 
 export type { ResultInfo };
 
-// Serialized forms of frozen results (the store's committed ruleset versions never change).
-const serialized = new WeakMap<object, string>();
+// Encoded envelopes of frozen results (the store's committed ruleset versions never change).
+const encoded = new WeakMap<object, Buffer>();
 
-function serialize(result: unknown): string {
-  if (result === null || typeof result !== 'object' || !Object.isFrozen(result)) return JSON.stringify(result);
-  let json = serialized.get(result);
-  if (json === undefined) {
-    json = JSON.stringify(result);
-    serialized.set(result, json);
-  }
-  return json;
+function envelopeText(result: unknown, resultInfo: ResultInfo | undefined): string {
+  const info = resultInfo ? `,"result_info":${JSON.stringify(resultInfo)}` : '';
+  return `{"result":${JSON.stringify(result)},"success":true,"errors":[],"messages":[]${info}}`;
 }
 
 /**
  * The success envelope. With `validated` (response validation on), it goes through `res.json`,
- * where the validator checks it; otherwise it is written as text, reusing the serialized form of
- * a frozen result.
+ * where the validator checks it; otherwise it is written as bytes, those of a frozen result
+ * encoded once and reused.
  */
 export function sendResult(res: Response, result: unknown, resultInfo: ResultInfo | undefined, validated: boolean): void {
   if (validated) {
     res.status(200).json({ result, success: true, errors: [], messages: [], ...(resultInfo ? { result_info: resultInfo } : {}) });
     return;
   }
-  const info = resultInfo ? `,"result_info":${JSON.stringify(resultInfo)}` : '';
-  res.status(200).type('application/json').send(`{"result":${serialize(result)},"success":true,"errors":[],"messages":[]${info}}`);
+  const reusable = resultInfo === undefined && result !== null && typeof result === 'object' && Object.isFrozen(result);
+  let body = reusable ? encoded.get(result) : undefined;
+  if (body === undefined) {
+    body = Buffer.from(envelopeText(result, resultInfo));
+    if (reusable) encoded.set(result, body);
+  }
+  res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.send(body);
 }
 
 export function sendErrors(res: Response, status: number, errors: ErrorItem[]): void {

@@ -12,7 +12,7 @@ const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 export function accountRepository(executor: Executor): AccountRepository {
   return {
     get: (id) =>
-      executor.read(async ({ db }) => {
+      executor.readStatement(async ({ db }) => {
         const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
         return row === undefined ? null : toAccount(row);
       }),

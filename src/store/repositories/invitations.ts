@@ -10,7 +10,7 @@ type InvitationRow = Selectable<InvitationsTable> & { organization_name: string 
 
 export function invitationRepository(executor: Executor): InvitationRepository {
   return {
-    get: (id) => executor.read(({ db }) => findInvitation(db, id)),
+    get: (id) => executor.readStatement(({ db }) => findInvitation(db, id)),
 
     listForEmail: (email) =>
       executor.read(async ({ db }) => {

@@ -11,7 +11,7 @@ export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
 
 export function logpushJobRepository(executor: Executor): LogpushJobRepository {
   return {
-    get: (zoneId, id) => executor.read(({ db }) => findJob(db, zoneId, id)),
+    get: (zoneId, id) => executor.readStatement(({ db }) => findJob(db, zoneId, id)),
 
     list: (zoneId) =>
       executor.read(async ({ db }) => {

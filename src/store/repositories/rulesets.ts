@@ -44,7 +44,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
   return {
     list: (scope, page) => executor.read((ctx) => listRulesets(ctx.db, scope, page)),
 
-    get: (scope, id) => executor.read(async (ctx) => readRuleset(ctx, await visibleRow(ctx.db, scope, id))),
+    get: (scope, id) => readRulesetBy(executor, (db) => visibleRow(db, scope, id)),
 
     getVersion: (scope, id, version) =>
       executor.read(async (ctx) => {
@@ -64,8 +64,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         return snapshot === undefined ? null : fromJson<Ruleset>(snapshot.snapshot);
       }),
 
-    getEntryPoint: (scope, phase) =>
-      executor.read(async (ctx) => readRuleset(ctx, await entryPointRow(ctx.db, scope, phase))),
+    getEntryPoint: (scope, phase) => readRulesetBy(executor, (db) => entryPointRow(db, scope, phase)),
 
     create: (scope, input) => executor.write((ctx) => createRuleset(ctx, scope, input)),
 
@@ -120,6 +119,24 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         return loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId));
       }),
   };
+}
+
+/**
+ * The ruleset whose row `findRow` selects. Outside a transaction the row alone is read first, in
+ * one statement: when that version is in the snapshot cache (the common case) it is the answer,
+ * with no transaction at all. Otherwise row and rules are read together in one transaction.
+ */
+async function readRulesetBy(
+  executor: Executor,
+  findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
+): Promise<Ruleset | null> {
+  const cached = await executor.readStatement(async (ctx) => {
+    if (!ctx.committedOnly) return undefined;
+    const row = await findRow(ctx.db);
+    return row === undefined ? null : ctx.snapshots.get(row.id, row.version);
+  });
+  if (cached !== undefined) return cached;
+  return executor.read(async (ctx) => readRuleset(ctx, await findRow(ctx.db)));
 }
 
 /** A read inside a transaction remembers the version it saw: a later write there compares against it. */

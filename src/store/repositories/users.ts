@@ -8,13 +8,13 @@ import type { User } from '../types';
 export function userRepository(executor: Executor): UserRepository {
   return {
     get: (id) =>
-      executor.read(async ({ db }) => {
+      executor.readStatement(async ({ db }) => {
         const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
         return row === undefined ? null : toUser(row);
       }),
 
     getByEmail: (email) =>
-      executor.read(async ({ db }) => {
+      executor.readStatement(async ({ db }) => {
         // Emails are stored lower-cased (the seed loader does it), so equality is enough.
         const row = await db
           .selectFrom('users')

@@ -14,7 +14,7 @@ import {
 
 export function wafRepository(executor: Executor): WafRepository {
   return {
-    getState: (zoneId) => executor.read(({ db }) => findState(db, zoneId)),
+    getState: (zoneId) => executor.readStatement(({ db }) => findState(db, zoneId)),
 
     transition: (zoneId, step) =>
       executor.write(async (ctx) => {

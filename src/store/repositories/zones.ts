@@ -14,7 +14,7 @@ type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
     get: (id) =>
-      executor.read(async ({ db }) => {
+      executor.readStatement(async ({ db }) => {
         const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
         return row === undefined ? null : toZone(row);
       }),
