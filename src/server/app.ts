@@ -50,15 +50,7 @@ export function createApp(options: AppOptions): App {
   const { store, credentials, logger } = options;
   const document = loadValidationDocument();
   const patterns = patternMessages(document);
-  const validator = OpenApiValidator.middleware({
-    // The document's server is the templated `{base_url}`; this server always lives at /client/v4.
-    apiSpec: { ...document, servers: [{ url: basePath }] } as never,
-    validateApiSpec: false,
-    validateRequests: { allowUnknownQueryParameters: false, discriminator: true },
-    validateResponses: options.validateResponses ? { removeAdditional: false } : false,
-    validateSecurity: false,
-    ignoreUndocumented: false,
-  });
+  const validator = documentValidator(document, options.validateResponses === true);
 
   const app = express();
   app.disable('x-powered-by');
@@ -71,7 +63,10 @@ export function createApp(options: AppOptions): App {
   app.use(requestLogger(logger));
   app.use(express.json({ limit: bodyLimit }));
 
+  const routes = documentRoutes(document);
   app.use(basePath, (req: AuthenticatedRequest, _res, next) => {
+    // Routing comes first, as on the real service: an unknown route is a 404 with or without credentials.
+    if (!routes.find(req.path)) return next(notFound(req.originalUrl.split('?')[0]!));
     req.principal = authenticate(req.headers, credentials);
     next();
   });
@@ -99,11 +94,24 @@ export function createApp(options: AppOptions): App {
     if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
     const apiError = toApiError(error, { method: req.method, path: req.path.replace(basePath, '') || '/' }, patterns);
     if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
-    if (apiError.status === 405) res.setHeader('Allow', allowedMethods(document, req.path));
+    if (apiError.status === 405) res.setHeader('Allow', routes.find(req.path.replace(basePath, ''))?.methods ?? '');
     sendErrors(res, apiError.status, apiError.errors);
   });
 
   return { app, ready: warmUp(validator) };
+}
+
+/** The validator middleware of the app (exported for the benchmark, which measures it alone too). */
+export function documentValidator(document: Record<string, unknown>, validateResponses: boolean): express.RequestHandler[] {
+  return OpenApiValidator.middleware({
+    // The document's server is the templated `{base_url}`; this server always lives at /client/v4.
+    apiSpec: { ...document, servers: [{ url: basePath }] } as never,
+    validateApiSpec: false,
+    validateRequests: { allowUnknownQueryParameters: false, discriminator: true },
+    validateResponses: validateResponses ? { removeAdditional: false } : false,
+    validateSecurity: false,
+    ignoreUndocumented: false,
+  });
 }
 
 /** Whether the store's database answers within the readiness timeout. */
@@ -117,23 +125,23 @@ async function databaseAnswers(store: Store): Promise<boolean> {
   }
 }
 
-/** The methods the document declares for the path item matching a request path. */
-function allowedMethods(document: Record<string, unknown>, requestPath: string): string {
-  const relative = requestPath.replace(basePath, '');
-  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
-    const pattern = new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (pattern.test(relative)) {
-      return Object.keys(item)
-        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
-        .map((m) => m.toUpperCase())
-        .join(', ');
-    }
-  }
-  return '';
+/** The document's path templates as matchers, for routing before authentication and for `Allow`. */
+function documentRoutes(document: Record<string, unknown>) {
+  const templates = Object.entries(document.paths as Record<string, Record<string, unknown>>).map(([template, item]) => ({
+    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+    methods: Object.keys(item)
+      .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
+      .map((method) => method.toUpperCase())
+      .join(', '),
+  }));
+  return {
+    /** The path item matching a path relative to the base path, if any. */
+    find: (relativePath: string) => templates.find(({ pattern }) => pattern.test(relativePath)),
+  };
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */
-async function warmUp(validator: express.RequestHandler[]): Promise<void> {
+export async function warmUp(validator: express.RequestHandler[]): Promise<void> {
   const probe = express();
   probe.use(validator);
   probe.use((_req, res) => res.status(204).end());

@@ -758,6 +758,18 @@ describe('unknown routes', () => {
     await expectRefusal(response, { status: 404, codes: notFoundCodes, mentions: route });
   });
 
+  it.each(routes)('GET %s without credentials answers the same 404: routing comes before authentication', async (route) => {
+    const response = await server.fetch(route);
+    await expectRefusal(response, { status: 404, codes: notFoundCodes, mentions: route || '/' });
+  });
+
+  it('a known route without credentials still answers 400 (9106), and with a trailing slash too', async () => {
+    for (const route of [`/zones/${ids.proZone}`, `/zones/${ids.proZone}/`]) {
+      const response = await server.fetch(route);
+      await expectRefusal(response, { status: 400, codes: [Codes.missingCredentials], mentions: 'Authorization' });
+    }
+  });
+
   it('POST with a JSON body to an unknown route answers 404 too', async () => {
     const response = await server.fetch(`/zones/${ids.proZone}/nope`, {
       method: 'POST',
