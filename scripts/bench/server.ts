@@ -1,19 +1,24 @@
-// Management API server benchmark, with autocannon on loopback, in one run: a GET of a ruleset
-// (getAccountRuleset of the OWASP ruleset, 64 rules) and a PATCH of a rule (updateZoneRulesetRule
-// toggling `enabled` of the Pro zone's execute rule: a real write, a version each time) against
+// Management API server benchmark, with autocannon on loopback, in one run, three workloads:
+//   GET ruleset      getAccountRuleset of the OWASP core ruleset (64 rules, a 25 KB answer);
+//   GET entry point  getZoneEntrypointRuleset of the Pro zone's managed phase (1 rule, ~1 KB);
+//   PATCH rule       updateZoneRulesetRule toggling `enabled` of that execute rule (a real durable
+//                    write, a new version each time);
+// against
 //   (a) the full server: request validation on, response validation off (as `npm start` runs);
 //   (b) the full server with response validation on as well (as the tests run);
 //   (c) the same work with no validator: Express routes over the same store, credentials and
 //       checks (rule expression through the rules language, the executed ruleset read back);
 //   (d) the Prism mock of generated/openapi.yaml (answers from the examples, validates requests);
-//   (e) a bare Express app answering the same JSON body (the ceiling of this stack here).
+//   (e) a bare Express app answering the same JSON body (the ceiling of this stack here);
+//   (f) (e) with the server's validator in front and nothing else: the ceiling of any server
+//       that validates with express-openapi-validator on this machine.
 // Targets: (a) at least 75% of (e) and at least 3.5x (d).
 //
 // Every server runs in a child process of its own and autocannon in this one: on 2 cores the
 // server under test gets one core and the load generator the other. In-process, autocannon and
 // the server would share one event loop and each would slow the other down by an amount that
 // differs from target to target (Prism is a separate process anyway), so the ratios would lie.
-// Run: `npx tsx scripts/bench/server.ts` (about a minute and a half).
+// Run: `npm run bench -- server` (about two minutes).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -25,6 +30,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import pino from 'pino';
 import { validate } from '../../src/filter';
 import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
+import { documentValidator, warmUp } from '../../src/server/app';
+import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
 import { bin, quietEnv, root } from '../tools';
 
@@ -41,8 +48,9 @@ const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f';
 const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
 const MANAGED_PHASE = 'http_request_firewall_managed';
 
-type ServerKind = 'validated' | 'validated-responses' | 'no-validator' | 'bare';
-type WorkloadName = 'GET ruleset' | 'PATCH rule';
+type ServerKind = 'validated' | 'validated-responses' | 'no-validator' | 'bare' | 'validator-only';
+type WorkloadName = 'GET ruleset' | 'GET entry point' | 'PATCH rule';
+const WORKLOADS: readonly WorkloadName[] = ['GET ruleset', 'GET entry point', 'PATCH rule'];
 
 interface Running {
   /** Origin plus the prefix the API lives under (Prism serves the paths at its root). */
@@ -55,7 +63,7 @@ interface Target {
   start(): Promise<Running>;
 }
 
-type TargetKey = 'validated' | 'responses' | 'noValidator' | 'prism' | 'bare';
+type TargetKey = 'validated' | 'responses' | 'noValidator' | 'prism' | 'bare' | 'validatorOnly';
 
 interface Measurement {
   key: TargetKey;
@@ -75,6 +83,7 @@ function workloads(ids: PatchIds): Record<WorkloadName, CannonRequest[]> {
   const json = { 'content-type': 'application/json' };
   return {
     'GET ruleset': [{ method: 'GET', path: `/accounts/${ACCOUNT}/rulesets/${OWASP}` }],
+    'GET entry point': [{ method: 'GET', path: `/zones/${PRO_ZONE}/rulesets/phases/${MANAGED_PHASE}/entrypoint` }],
     // Alternating bodies: every request really changes the rule.
     'PATCH rule': [
       { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":false}' },
@@ -122,6 +131,13 @@ function noValidatorApp(store: Store, { registry }: Credentials): express.Expres
     if (!ruleset) return failure(res, 404, 7003, 'Could not route');
     res.json(envelope(ruleset));
   });
+  app.get(`${basePath}/zones/:zone_id/rulesets/phases/:phase/entrypoint`, async (req, res) => {
+    const { zone_id, phase } = req.params;
+    if (!(await store.zones.get(zone_id))) return failure(res, 404, 7003, 'Could not route');
+    const ruleset = await store.rulesets.getEntryPoint({ zone_id }, phase);
+    if (!ruleset) return failure(res, 404, 10003, 'no entry point');
+    res.json(envelope(ruleset));
+  });
   app.patch(`${basePath}/zones/:zone_id/rulesets/:ruleset_id/rules/:rule_id`, async (req, res, next) => {
     const { zone_id, ruleset_id, rule_id } = req.params;
     const zone = await store.zones.get(zone_id);
@@ -148,16 +164,47 @@ function noValidatorApp(store: Store, { registry }: Credentials): express.Expres
   return app;
 }
 
-/** (e): routing, body parsing and serialization of the same results, nothing else. */
-async function bareApp(store: Store): Promise<express.Express> {
+/** The answers of (e) and (f): the same results as the full server's, read once. */
+async function fixedAnswers(store: Store) {
   const owasp = await store.rulesets.get({ account_id: ACCOUNT }, OWASP);
   const entryPoint = await store.rulesets.getEntryPoint({ zone_id: PRO_ZONE }, MANAGED_PHASE);
+  return { owasp: envelope(owasp), entryPoint: envelope(entryPoint) };
+}
+
+/** (e): routing, body parsing and serialization of the same results, nothing else. */
+async function bareApp(store: Store): Promise<express.Express> {
+  const answers = await fixedAnswers(store);
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(express.json({ limit: '1mb' }));
-  app.get(`${basePath}/accounts/:account_id/rulesets/:ruleset_id`, (_req, res) => res.json(envelope(owasp)));
-  app.patch(`${basePath}/zones/:zone_id/rulesets/:ruleset_id/rules/:rule_id`, (_req, res) => res.json(envelope(entryPoint)));
+  app.get(`${basePath}/accounts/:account_id/rulesets/:ruleset_id`, (_req, res) => res.json(answers.owasp));
+  app.get(`${basePath}/zones/:zone_id/rulesets/phases/:phase/entrypoint`, (_req, res) => res.json(answers.entryPoint));
+  app.patch(`${basePath}/zones/:zone_id/rulesets/:ruleset_id/rules/:rule_id`, (_req, res) => res.json(answers.entryPoint));
+  return app;
+}
+
+/** (f): (e) with the server's validator (same document, same options) in front. */
+async function validatorOnlyApp(store: Store): Promise<express.Express> {
+  const answers = await fixedAnswers(store);
+  const byOperation: Record<string, unknown> = {
+    getAccountRuleset: answers.owasp,
+    getZoneEntrypointRuleset: answers.entryPoint,
+    updateZoneRulesetRule: answers.entryPoint,
+  };
+  const validator = documentValidator(loadValidationDocument(), false);
+  await warmUp(validator);
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(express.json({ limit: '1mb' }));
+  app.use(validator);
+  app.use(basePath, (req: Request & { openapi?: { schema?: { operationId?: string } } }, res) => {
+    const answer = byOperation[req.openapi?.schema?.operationId ?? ''];
+    if (!answer) return failure(res, 404, 7003, 'Could not route');
+    res.json(answer);
+  });
+  app.use((error: Error & { status?: number }, _req: Request, res: Response, _next: NextFunction) => failure(res, error.status ?? 500, 10021, error.message));
   return app;
 }
 
@@ -167,6 +214,7 @@ async function serve(kind: ServerKind): Promise<void> {
   const creds = credentials();
   let app: express.Express;
   if (kind === 'bare') app = await bareApp(store);
+  else if (kind === 'validator-only') app = await validatorOnlyApp(store);
   else if (kind === 'no-validator') app = noValidatorApp(store, creds);
   else {
     const created = createApp({
@@ -296,6 +344,7 @@ const targets: Record<TargetKey, Target> = {
   noValidator: { label: '(c) same work, no validator', start: childServer('no-validator') },
   prism: { label: '(d) Prism mock', start: startPrism },
   bare: { label: '(e) bare Express, same JSON', start: childServer('bare') },
+  validatorOnly: { label: '(f) Express + validator, fixed answers', start: childServer('validator-only') },
 };
 
 const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -305,7 +354,7 @@ function printRow(m: Measurement): void {
   const { result } = m;
   const trouble = result.non2xx + result.errors + result.timeouts;
   console.log(
-    `${m.target.padEnd(40)} ${m.workload.padEnd(12)} ${round(result.requests.average).padStart(8)} req/s` +
+    `${m.target.padEnd(41)} ${m.workload.padEnd(15)} ${round(result.requests.average).padStart(8)} req/s` +
       `   p50 ${round(result.latency.p50, 1).padStart(6)} ms   p99 ${round(result.latency.p99, 1).padStart(6)} ms` +
       (trouble > 0 ? `   (${result.non2xx} non-2xx, ${result.errors} errors, ${result.timeouts} timeouts)` : ''),
   );
@@ -339,7 +388,7 @@ export async function run(): Promise<void> {
   const rate = (key: TargetKey, workload: WorkloadName) =>
     results.find((m) => m.key === key && m.workload === workload)!.result.requests.average;
   console.log('');
-  for (const workload of ['GET ruleset', 'PATCH rule'] as const) {
+  for (const workload of WORKLOADS) {
     const full = rate('validated', workload);
     const shareOfBare = full / rate('bare', workload);
     const timesPrism = full / rate('prism', workload);
@@ -349,7 +398,9 @@ export async function run(): Promise<void> {
       `${workload}: full validation = ${round(shareOfBare * 100)}% of bare Express (target >= ${TARGETS.shareOfBare * 100}%: ${bareVerdict}), ` +
         `${round(timesPrism, 2)}x Prism (target >= ${TARGETS.timesPrism}x: ${prismVerdict}); ` +
         `response validation costs ${round((1 - rate('responses', workload) / full) * 100)}%, ` +
-        `the validator ${round((1 - full / rate('noValidator', workload)) * 100)}% against the same work without it`,
+        `the validator ${round((1 - full / rate('noValidator', workload)) * 100)}% against the same work without it; ` +
+        `Express + validator alone reach ${round(rate('validatorOnly', workload) / rate('prism', workload), 2)}x Prism ` +
+        `(${round((rate('validatorOnly', workload) / rate('bare', workload)) * 100)}% of bare Express)`,
     );
   }
 }
