@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { canonicalJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
 import {
   ConcurrentWriteError,
@@ -194,7 +194,9 @@ async function entryPointRow(db: Queryable, scope: RulesetScope, phase: string):
   return db
     .selectFrom('rulesets')
     .selectAll()
-    .where('kind', '=', entryPointKind(scope))
+    // The kind as a literal, not a parameter: only then can the planner use the partial unique
+    // index on entry points (WHERE kind = 'zone' / 'root'), a third of the cost of this read.
+    .where('kind', '=', sql.lit(entryPointKind(scope)))
     .where('phase', '=', phase)
     .where((eb) =>
       'zone_id' in scope ? eb('zone_id', '=', scope.zone_id) : eb('account_id', '=', scope.account_id),
