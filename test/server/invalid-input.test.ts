@@ -537,9 +537,9 @@ function bodyFormProbes(): Probe[] {
   const unsupported = (mentions: string) => () => ({ status: 415, codes: [Codes.unsupportedMediaType], mentions });
   return [
     { name: 'body that is a JSON array', change: (p) => withBody(p, [bodyOf(p)]), expected: () => invalid('body') },
-    { name: 'body that is JSON null', change: raw('null'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
-    { name: 'body that is a JSON number', change: raw('42'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
-    { name: 'body that is a JSON string', change: raw('"text"'), expected: () => ({ status: 400, codes: [Codes.malformedJson] }) },
+    { name: 'body that is JSON null', change: raw('null'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'must be a JSON object, not null' }) },
+    { name: 'body that is a JSON number', change: raw('42'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'must be a JSON object, not number' }) },
+    { name: 'body that is a JSON string', change: raw('"text"'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'must be a JSON object, not string' }) },
     { name: 'malformed JSON', change: raw('{"name": "x",'), expected: () => ({ status: 400, codes: [Codes.malformedJson], mentions: 'JSON' }) },
     {
       name: 'JSON with a trailing comma',

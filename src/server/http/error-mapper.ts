@@ -26,6 +26,8 @@ interface BodyParserError {
   type: string;
   status: number;
   message: string;
+  /** The raw body, on parse failures. */
+  body?: unknown;
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
@@ -49,11 +51,27 @@ function describe(item: { path: string; message: string }, patterns: PatternMess
   return `${where} ${message}`;
 }
 
+/**
+ * A body the JSON parser refused. Valid JSON that is not an object or array (`null`, `42`,
+ * `"text"`) is refused too (every body of the API is an object), and said so.
+ */
+function malformedJson(error: BodyParserError): ApiError {
+  let parsed: unknown;
+  try {
+    if (typeof error.body !== 'string') throw error;
+    parsed = JSON.parse(error.body);
+  } catch {
+    return badRequest(`Malformed JSON in request body: ${error.message}`, Codes.malformedJson);
+  }
+  const kind = parsed === null ? 'null' : typeof parsed;
+  return badRequest(`Malformed JSON in request body: the body must be a JSON object, not ${kind}`, Codes.malformedJson);
+}
+
 /** Maps anything thrown while handling a request to the ApiError the client sees. */
 export function toApiError(error: unknown, request: { method: string; path: string }, patterns: PatternMessages): ApiError {
   if (error instanceof ApiError) return error;
   if (isBodyParserError(error)) {
-    if (error.type === 'entity.parse.failed') return badRequest(`Malformed JSON in request body: ${error.message}`, Codes.malformedJson);
+    if (error.type === 'entity.parse.failed') return malformedJson(error);
     if (error.type === 'entity.too.large') return ApiError.of(413, Codes.payloadTooLarge, 'Request body is larger than 1 MiB');
     if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
       return ApiError.of(415, Codes.unsupportedMediaType, `unsupported body encoding: ${error.message}`);
