@@ -64,7 +64,13 @@ export function createApp(options: AppOptions): App {
   app.use(express.json({ limit: bodyLimit }));
 
   const routes = documentRoutes(document);
-  app.use(basePath, (req: AuthenticatedRequest, _res, next) => {
+  app.use(basePath, (req: AuthenticatedRequest, res, next) => {
+    // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
+    // response, created for a HEAD request, drops the body and keeps the headers.
+    if (req.method === 'HEAD') {
+      res.locals.method = 'HEAD';
+      req.method = 'GET';
+    }
     // Routing comes first, as on the real service: an unknown route is a 404 with or without credentials.
     if (!routes.find(req.path)) return next(notFound(req.originalUrl.split('?')[0]!));
     req.principal = authenticate(req.headers, credentials);
@@ -92,7 +98,8 @@ export function createApp(options: AppOptions): App {
   app.use((req, _res, next) => next(notFound(req.path)));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
-    const apiError = toApiError(error, { method: req.method, path: req.path.replace(basePath, '') || '/' }, patterns);
+    const method = (res.locals.method as string | undefined) ?? req.method;
+    const apiError = toApiError(error, { method, path: req.path.replace(basePath, '') || '/' }, patterns);
     if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
     if (apiError.status === 405) res.setHeader('Allow', routes.find(req.path.replace(basePath, ''))?.methods ?? '');
     sendErrors(res, apiError.status, apiError.errors);

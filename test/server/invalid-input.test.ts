@@ -770,6 +770,24 @@ describe('unknown routes', () => {
     }
   });
 
+  it('HEAD answers as GET without the body: the same status and headers', async () => {
+    const path = `/zones/${ids.proZone}`;
+    const [get, head] = await Promise.all([server.fetch(path, { headers: bearer() }), server.fetch(path, { method: 'HEAD', headers: bearer() })]);
+    const body = await get.text();
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(head.headers.get('content-length')).toBe(String(Buffer.byteLength(body)));
+    expect(await head.text()).toBe('');
+  });
+
+  it('HEAD where there is no GET answers 405 with Allow, and HEAD of an unknown route 404', async () => {
+    const rule = await server.fetch(`/zones/${ids.proZone}/rulesets/${ids.owasp}/rules/${ids.owaspLastRule}`, { method: 'HEAD', headers: bearer() });
+    expect(rule.status).toBe(405);
+    expect(rule.headers.get('allow')).toBe('PATCH');
+    const unknown = await server.fetch('/nope', { method: 'HEAD', headers: bearer() });
+    expect(unknown.status).toBe(404);
+  });
+
   it('POST with a JSON body to an unknown route answers 404 too', async () => {
     const response = await server.fetch(`/zones/${ids.proZone}/nope`, {
       method: 'POST',

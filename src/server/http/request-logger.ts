@@ -8,10 +8,12 @@ import type { Logger } from 'pino';
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
+    // As received: a HEAD request is handled as a GET further on.
+    const method = req.method;
     res.on('finish', () => {
       logger.info(
         {
-          method: req.method,
+          method,
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           operation: res.locals.operationId,
