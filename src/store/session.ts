@@ -5,7 +5,8 @@ import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
 import type { Database } from './schema/tables';
-import { RulesetSnapshots } from './snapshot-cache';
+import { deepFreeze, RulesetSnapshots } from './snapshot-cache';
+import type { Ruleset } from './types';
 
 /** Enough to recover from a burst of writers on one ruleset without hiding a livelock. */
 const MAX_ATTEMPTS = 8;
@@ -42,6 +43,8 @@ export class WriteContext implements ReadContext {
   readonly #seen = new Map<string, number>();
   readonly #claimed = new Map<string, number>();
   readonly #beforeCommit: (() => Promise<void>)[] = [];
+  /** Rulesets as this transaction last wrote and read them back (see rememberRuleset). */
+  readonly #written = new Map<string, Ruleset>();
   readonly committedOnly = false;
 
   constructor(
@@ -92,6 +95,24 @@ export class WriteContext implements ReadContext {
   claimCreatedRuleset(id: string): void {
     this.#claimed.set(id, 1);
     this.#seen.set(id, 1);
+  }
+
+  /**
+   * The ruleset as a write just read it back. Valid until the next write to that ruleset, which
+   * must call forgetRuleset first; the version snapshot at commit then needs no second read.
+   */
+  rememberRuleset(ruleset: Ruleset): Ruleset {
+    // Frozen: the caller gets the very object the snapshot will be written from.
+    this.#written.set(ruleset.id, deepFreeze(ruleset));
+    return ruleset;
+  }
+
+  forgetRuleset(id: string): void {
+    this.#written.delete(id);
+  }
+
+  writtenRuleset(id: string): Ruleset | undefined {
+    return this.#written.get(id);
   }
 
   /** Work that must see the transaction's final state, such as version snapshots. */

@@ -3,7 +3,7 @@ import type { Ruleset } from './types';
 /** How many ruleset versions to keep; a ruleset of a few hundred rules is tens of kilobytes. */
 const CAPACITY = 256;
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);

@@ -105,6 +105,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         if (ruleRow === undefined) {
           throw new NotFoundError('rule', ruleId);
         }
+        ctx.forgetRuleset(rulesetId);
         await claim(ctx, row, options);
         const before = fieldsOf(ruleRow);
         const after = applyPatch(before, patch);
@@ -116,7 +117,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
             .where('id', '=', ruleId)
             .execute();
         }
-        return loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId));
+        return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
       }),
   };
 }
@@ -241,7 +242,7 @@ async function createRuleset(ctx: WriteContext, scope: RulesetScope, input: Rule
   ctx.claimCreatedRuleset(id);
   snapshotAtCommit(ctx, id);
   await writeRules(ctx, id, input.rules ?? [], new Map());
-  return loadRuleset(ctx.db, await currentRow(ctx.db, id));
+  return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, id)));
 }
 
 async function requireOwner(db: Queryable, scope: RulesetScope): Promise<void> {
@@ -260,6 +261,7 @@ async function updateRuleset(
   update: RulesetUpdate,
   options: RulesetWriteOptions | undefined,
 ): Promise<Ruleset> {
+  ctx.forgetRuleset(row.id);
   await claim(ctx, row, options);
   if (update.name !== undefined || update.description !== undefined) {
     await ctx.db
@@ -271,7 +273,7 @@ async function updateRuleset(
   const existing = await ctx.db.selectFrom('rules').selectAll().where('ruleset_id', '=', row.id).execute();
   await ctx.db.deleteFrom('rules').where('ruleset_id', '=', row.id).execute();
   await writeRules(ctx, row.id, update.rules, new Map(existing.map((rule) => [rule.id, rule])));
-  return loadRuleset(ctx.db, await currentRow(ctx.db, row.id));
+  return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, row.id)));
 }
 
 /** Checks the caller's expected version, then moves the ruleset to its next version once. */
@@ -285,10 +287,13 @@ async function claim(ctx: WriteContext, row: RulesetRow, options: RulesetWriteOp
   }
 }
 
-/** Keeps every version: the ruleset as it stands when the transaction commits. */
+/**
+ * Keeps every version: the ruleset as it stands when the transaction commits (as the last write
+ * read it back, when nothing wrote to it since).
+ */
 function snapshotAtCommit(ctx: WriteContext, id: string): void {
   ctx.beforeCommit(async () => {
-    const ruleset = await loadRuleset(ctx.db, await currentRow(ctx.db, id));
+    const ruleset = ctx.writtenRuleset(id) ?? (await loadRuleset(ctx.db, await currentRow(ctx.db, id)));
     await ctx.db
       .insertInto('ruleset_versions')
       .values({ ruleset_id: id, version: Number(ruleset.version), last_updated: ruleset.last_updated, snapshot: toJson(ruleset) })
