@@ -32,6 +32,8 @@ export interface ReadContext {
   readonly snapshots: RulesetSnapshots;
   /** False in a write transaction, whose own changes are not committed (nor final) yet. */
   readonly committedOnly: boolean;
+  /** Whether this transaction wrote to the ruleset (what it reads of it is then not committed). */
+  wroteRuleset(id: string): boolean;
 }
 
 /**
@@ -91,6 +93,10 @@ export class WriteContext implements ReadContext {
     return true;
   }
 
+  wroteRuleset(id: string): boolean {
+    return this.#claimed.has(id);
+  }
+
   /** A ruleset this transaction created is at its first version: later writes must not bump it. */
   claimCreatedRuleset(id: string): void {
     this.#claimed.set(id, 1);
@@ -113,6 +119,10 @@ export class WriteContext implements ReadContext {
 
   writtenRuleset(id: string): Ruleset | undefined {
     return this.#written.get(id);
+  }
+
+  writtenRulesets(): Iterable<Ruleset> {
+    return this.#written.values();
   }
 
   /** Work that must see the transaction's final state, such as version snapshots. */
@@ -147,14 +157,19 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
   refuseNesting(env);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await env.inTransaction.run(true, () =>
+      let committed: WriteContext | undefined;
+      const result = await env.inTransaction.run(true, () =>
         env.db.transaction().execute(async (trx) => {
           const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots);
-          const result = await work(ctx);
+          const value = await work(ctx);
           await ctx.finish();
-          return result;
+          committed = ctx;
+          return value;
         }),
       );
+      // Committed now: the versions this transaction wrote serve the next reads from the cache.
+      for (const ruleset of committed!.writtenRulesets()) env.snapshots.set(ruleset);
+      return result;
     } catch (error) {
       const retryable = error instanceof ConcurrentWriteError || env.dialect.isRetryable(error);
       if (!retryable) {
@@ -172,7 +187,13 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
 
 /** Reads and writes that each run in a transaction of their own. */
 export function standaloneExecutor(env: Environment): Executor {
-  const committed: ReadContext = { db: env.db, noteRulesetVersion: () => undefined, snapshots: env.snapshots, committedOnly: true };
+  const committed: ReadContext = {
+    db: env.db,
+    noteRulesetVersion: () => undefined,
+    snapshots: env.snapshots,
+    committedOnly: true,
+    wroteRuleset: () => false,
+  };
   return {
     readStatement: async (work) => {
       refuseNesting(env);
@@ -189,7 +210,7 @@ export function standaloneExecutor(env: Environment): Executor {
           env.db
             .transaction()
             .setAccessMode('read only')
-            .execute((trx) => work({ db: trx, noteRulesetVersion: () => undefined, snapshots: env.snapshots, committedOnly: true })),
+            .execute((trx) => work({ ...committed, db: trx })),
         );
       } catch (error) {
         throw env.dialect.translate(error);

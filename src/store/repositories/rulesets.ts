@@ -146,8 +146,9 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
     return null;
   }
   ctx.noteRulesetVersion(row.id, row.version);
-  // Platform-managed rulesets never change, so even a write transaction may use the cache.
-  const cacheable = ctx.committedOnly || isPlatformOwned(row);
+  // A write transaction that has not written this ruleset reads its committed state (it holds
+  // the write lock), so the cache serves it too; platform-managed rulesets never change at all.
+  const cacheable = ctx.committedOnly || isPlatformOwned(row) || !ctx.wroteRuleset(row.id);
   const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
   if (cached) return cached;
   const ruleset = await loadRuleset(ctx.db, row);

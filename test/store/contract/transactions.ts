@@ -31,6 +31,43 @@ export function transactionsContract(harness: () => StoreHarness): void {
       expect((await store.waf.getState(ZONE_IDS.business))?.migration_state).toBe('finished');
     });
 
+    it('records each version as committed even when a write changes a ruleset another write read back', async () => {
+      const store = await harness().fresh();
+      const [first, last] = await store.transaction(async (tx) => {
+        const first = await tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [rule('a'), rule('b')] });
+        await tx.rulesets.updateRule(PRO, PRO_ENTRY_POINT, first.rules[1]!.id, { description: 'c' });
+        const last = await tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [first.rules[0]!, rule('d')] });
+        return [first, last];
+      });
+      // What a write hands back is frozen: the caller cannot change what the version history keeps.
+      expect(() => {
+        (first.rules[0] as { description: string }).description = 'changed';
+      }).toThrow(TypeError);
+      expect(first.rules.map((r) => r.description)).toEqual(['a', 'b']);
+      expect(last.rules.map((r) => r.description)).toEqual(['a', 'd']);
+      expect(await store.rulesets.getVersion(PRO, PRO_ENTRY_POINT, last.version)).toEqual(last);
+      expect(await store.rulesets.get(PRO, PRO_ENTRY_POINT)).toEqual(last);
+      // The next write starts from the committed version, read from the database or the cache alike.
+      const next = await store.rulesets.updateRule(PRO, PRO_ENTRY_POINT, last.rules[1]!.id, { description: 'e' });
+      expect(next.version).toBe(String(Number(last.version) + 1));
+      expect(next.rules.map((r) => r.description)).toEqual(['a', 'e']);
+      expect(await store.rulesets.getVersion(PRO, PRO_ENTRY_POINT, last.version)).toEqual(last);
+    });
+
+    it('records what the database holds when a write failed half-way and the caller went on', async () => {
+      const store = await harness().fresh();
+      const committed = await store.transaction(async (tx) => {
+        const read = await tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [rule('a')] });
+        const twice = { ...read.rules[0]! };
+        // Refused after the old rules were removed: the transaction goes on without them.
+        await expect(tx.rulesets.update(PRO, PRO_ENTRY_POINT, { rules: [twice, twice] })).rejects.toThrow('more than once');
+        return tx.rulesets.get(PRO, PRO_ENTRY_POINT);
+      });
+      expect(committed?.rules).toEqual([]);
+      expect(await store.rulesets.get(PRO, PRO_ENTRY_POINT)).toEqual(committed);
+      expect(await store.rulesets.getVersion(PRO, PRO_ENTRY_POINT, committed!.version)).toEqual(committed);
+    });
+
     it('leaves nothing behind when the transaction fails', async () => {
       const store = await harness().fresh();
       const before = await store.rulesets.get(PRO, PRO_ENTRY_POINT);
