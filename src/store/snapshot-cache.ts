@@ -14,10 +14,11 @@ export function deepFreeze<T>(value: T): T {
 /**
  * Committed ruleset versions, by id and version. A version's content never changes once
  * committed (every write claims a new version), so a read that found the current version in the
- * database may answer from here: nothing stale can be served, from any process. Only reads of
- * committed data fill it (a write transaction's new version may still change or roll back), and
- * reads of platform-managed rulesets, which nothing writes. Entries are frozen: callers copy
- * before they change anything.
+ * database may answer from here: nothing stale can be served, from any process. It is filled by
+ * reads of committed data (including a write transaction's reads of rulesets it has not written),
+ * and by a write transaction's own versions once it has committed; never before, since an
+ * uncommitted version may still change or roll back. Entries are frozen: callers copy before they
+ * change anything.
  */
 export class RulesetSnapshots {
   readonly #entries = new Map<string, Ruleset>();
