@@ -21,7 +21,6 @@
 // Run: `npm run bench -- server` (about four minutes).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,6 +32,7 @@ import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../
 import { documentValidator, warmUp } from '../../src/server/app';
 import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
+import { freePort } from '../../test/support/ports';
 import { bin, quietEnv, root } from '../tools';
 
 type CannonRequest = autocannon.Request;
@@ -271,14 +271,6 @@ function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
     });
     ask();
   });
-}
-
-async function freePort(): Promise<number> {
-  const probe: Server = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const address = probe.address();
-  await new Promise((resolve) => probe.close(resolve));
-  return typeof address === 'object' && address ? address.port : 0;
 }
 
 async function startPrism(): Promise<Running> {

@@ -194,28 +194,26 @@ export function standaloneExecutor(env: Environment): Executor {
     committedOnly: true,
     wroteRuleset: () => false,
   };
+  /** Outside any transaction of this store, engine errors translated to store errors. */
+  const standalone = async <T>(work: () => Promise<T>): Promise<T> => {
+    refuseNesting(env);
+    try {
+      return await work();
+    } catch (error) {
+      throw env.dialect.translate(error);
+    }
+  };
   return {
-    readStatement: async (work) => {
-      refuseNesting(env);
-      try {
-        return await work(committed);
-      } catch (error) {
-        throw env.dialect.translate(error);
-      }
-    },
-    read: async (work) => {
-      refuseNesting(env);
-      try {
-        return await env.inTransaction.run(true, () =>
+    readStatement: (work) => standalone(() => work(committed)),
+    read: (work) =>
+      standalone(() =>
+        env.inTransaction.run(true, () =>
           env.db
             .transaction()
             .setAccessMode('read only')
             .execute((trx) => work({ ...committed, db: trx })),
-        );
-      } catch (error) {
-        throw env.dialect.translate(error);
-      }
-    },
+        ),
+      ),
     write: (work) => runInTransaction(env, work),
   };
 }

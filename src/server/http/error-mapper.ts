@@ -56,15 +56,19 @@ function describe(item: { path: string; message: string }, patterns: PatternMess
  * `"text"`) is refused too (every body of the API is an object), and said so.
  */
 function malformedJson(error: BodyParserError): ApiError {
-  let parsed: unknown;
+  const kind = typeof error.body === 'string' ? jsonKind(error.body) : undefined;
+  const detail = kind === undefined ? error.message : `the body must be a JSON object, not ${kind}`;
+  return badRequest(`Malformed JSON in request body: ${detail}`, Codes.malformedJson);
+}
+
+/** `null`, `number`, `string`... for valid JSON; undefined when the text does not parse. */
+function jsonKind(text: string): string | undefined {
   try {
-    if (typeof error.body !== 'string') throw error;
-    parsed = JSON.parse(error.body);
+    const value: unknown = JSON.parse(text);
+    return value === null ? 'null' : typeof value;
   } catch {
-    return badRequest(`Malformed JSON in request body: ${error.message}`, Codes.malformedJson);
+    return undefined;
   }
-  const kind = parsed === null ? 'null' : typeof parsed;
-  return badRequest(`Malformed JSON in request body: the body must be a JSON object, not ${kind}`, Codes.malformedJson);
 }
 
 /** Maps anything thrown while handling a request to the ApiError the client sees. */
