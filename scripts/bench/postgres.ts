@@ -22,6 +22,7 @@ import { MAIN_ACCOUNT_ID, ZONE_IDS } from '../../fixtures/generator/zones';
 import { instanceToken, startInstance, type Instance } from '../../test/scale/instances';
 import { startPostgres, type PostgresCluster } from '../../test/support/postgres';
 import autocannon from 'autocannon';
+import { requestHeaders } from './request-headers';
 
 type CannonRequest = autocannon.Request;
 type CannonResult = autocannon.Result;
@@ -96,7 +97,7 @@ async function checkAnswers(label: string, instances: Instance[], requests: Cann
     for (const request of requests) {
       const response = await fetch(`${instance.origin}${request.path}`, {
         method: request.method,
-        headers: { authorization: `Bearer ${instanceToken}`, ...request.headers },
+        headers: requestHeaders(`Bearer ${instanceToken}`, request.headers),
         ...(request.body ? { body: request.body } : {}),
       });
       const body = await response.text();

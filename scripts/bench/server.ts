@@ -34,6 +34,7 @@ import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
 import { bin, quietEnv, root } from '../tools';
+import { requestHeaders } from './request-headers';
 
 type CannonRequest = autocannon.Request;
 type CannonResult = autocannon.Result;
@@ -304,7 +305,7 @@ async function checkAnswers(label: string, base: string, requests: CannonRequest
   for (const request of requests) {
     const response = await fetch(`${base}${request.path}`, {
       method: request.method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...request.headers },
+      headers: requestHeaders(`Bearer ${TOKEN}`, request.headers),
       ...(request.body ? { body: request.body } : {}),
     });
     const body = await response.text();
