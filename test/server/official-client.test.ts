@@ -8,53 +8,8 @@ import Cloudflare from 'cloudflare';
 import type { ExecuteRule } from 'cloudflare/resources/rulesets/rules';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client';
-import { apiKey, ids, startServer, token, userEmail, type TestServer } from './harness';
-
-interface SentRequest {
-  method: string;
-  url: URL;
-  headers: Headers;
-}
-
-/** The official client against a test server, recording what it sends. */
-function officialClient(
-  server: TestServer,
-  { credentials = 'token', maxRetries = 0 }: { credentials?: 'token' | 'key'; maxRetries?: number } = {},
-): { cf: Cloudflare; sent: SentRequest[] } {
-  const sent: SentRequest[] = [];
-  const cf = new Cloudflare({
-    baseURL: server.baseUrl,
-    // Explicit nulls, so CLOUDFLARE_* variables of the environment cannot add credentials.
-    apiToken: credentials === 'token' ? token : null,
-    apiEmail: credentials === 'key' ? userEmail : null,
-    apiKey: credentials === 'key' ? apiKey : null,
-    userServiceKey: null,
-    maxRetries,
-    fetch: async (input, init) => {
-      const request = new Request(input, init);
-      sent.push({ method: request.method, url: new URL(request.url), headers: request.headers });
-      return fetch(input, init);
-    },
-  });
-  return { cf, sent };
-}
-
-/** The error the client throws for a refused call, with the envelope's codes. */
-async function refusal(call: Promise<unknown>): Promise<{ status: number | undefined; codes: unknown[]; name: string }> {
-  const error = await call.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(Cloudflare.APIError);
-  const apiError = error as InstanceType<typeof Cloudflare.APIError>;
-  return { status: apiError.status, codes: apiError.errors.map((e) => e.code), name: apiError.constructor.name };
-}
-
-async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
+import { ids, startServer, token, userEmail, type TestServer } from './harness';
+import { all, officialClient, refusal, type SentRequest } from './official-client';
 
 const MANAGED = 'http_request_firewall_managed';
 const CUSTOM_FIELDS = 'http_log_custom_fields';
