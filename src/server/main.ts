@@ -35,7 +35,11 @@ async function main(): Promise<void> {
     process.stdout.write(`API token (generated, shown once): ${config.generatedToken}\n`);
   }
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
-  logger.info({ url: `http://${config.host}:${port}${basePath}`, ...where }, 'ready');
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
+  logger.info({ url, ...where }, 'ready');
+  // Whatever the log level, one plain line says where the server listens (PORT=0 picks a free
+  // port) and which process to signal, as the worker host does.
+  process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
