@@ -75,7 +75,7 @@ describe('the server under forced garbage collection', () => {
       child.kill('SIGTERM');
       expect(await exited, output).toEqual({ code: 0, signal: null });
       // The pressure was real: collections ran throughout.
-      expect(Number(/forced garbage collections: (\d+)/.exec(output)?.[1])).toBeGreaterThan(100);
+      expect(Number(/forced garbage collections: (\d+)/.exec(output)?.[1])).toBeGreaterThan(20);
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     }
