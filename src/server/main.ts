@@ -4,8 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
-import { createApp, httpServerOptions } from './app';
+import { createApp } from './app';
 import { loadConfig, type ServerConfig } from './config';
+import { httpServerOptionsFor } from './http/limits';
 import { basePath } from './http/openapi-document';
 
 async function main(): Promise<void> {
@@ -25,7 +26,8 @@ async function main(): Promise<void> {
   const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(httpServerOptions, app).listen(config.port, config.host, () => resolve(listening));
+    const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
+    listening.maxConnections = config.http.maxConnections;
     listening.once('error', reject);
   });
   const address = server.address();
