@@ -451,6 +451,7 @@ export interface paths {
         };
         /**
          * List previous-WAF packages
+         * @deprecated
          * @description The zone's packages of the previous WAF: the OWASP package and the platform's managed
          *     package. Paged; `name` filters. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
@@ -483,6 +484,7 @@ export interface paths {
         };
         /**
          * Get a previous-WAF package
+         * @deprecated
          * @description One package of the zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
         get: operations["getWafPackage"];
@@ -493,6 +495,7 @@ export interface paths {
         head?: never;
         /**
          * Update the OWASP package's sensitivity and action mode
+         * @deprecated
          * @description Changes the global settings of the OWASP package (`sensitivity`: high, medium, low or
          *     off; `action_mode`: simulate, block or challenge). The managed package has no such
          *     settings: a PATCH of it answers `400` (code 1027, as the real service does). These are the
@@ -521,6 +524,7 @@ export interface paths {
         };
         /**
          * List the rule groups of a package
+         * @deprecated
          * @description The groups of a package with their mode in this zone. Paged; `name` and `mode` filter. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
         get: operations["listWafGroups"];
@@ -557,6 +561,7 @@ export interface paths {
         };
         /**
          * Get a rule group
+         * @deprecated
          * @description One group of a package, with its mode in this zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
         get: operations["getWafGroup"];
@@ -567,6 +572,7 @@ export interface paths {
         head?: never;
         /**
          * Turn a rule group on or off
+         * @deprecated
          * @description Sets the group's `mode` (`on` or `off`). Group-level settings of the OWASP package are
          *     not migrated (WAF Migration, rule 5): the migration configuration does not change with them.
          *     Previous WAF only; a zone whose migration finished answers `410` (code 20307).
@@ -594,6 +600,7 @@ export interface paths {
         };
         /**
          * List the rules of a package
+         * @deprecated
          * @description The rules of a package with their mode in this zone, by priority. Paged; `description`,
          *     `mode`, `group_id` and `priority` filter (all of them, or any with `match=any`). Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
@@ -632,6 +639,7 @@ export interface paths {
         };
         /**
          * Get a rule of a package
+         * @deprecated
          * @description One rule of a package, with its mode in this zone and the modes it allows. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
         get: operations["getWafRule"];
@@ -642,6 +650,7 @@ export interface paths {
         head?: never;
         /**
          * Change the mode of a rule
+         * @deprecated
          * @description Sets the rule's `mode`, which must be one of its `allowed_modes`: `on` or `off` for OWASP
          *     rules; `default`, `disable`, `simulate`, `block` or `challenge` for managed package rules.
          *     Anything else answers `400` (code 10021). Rule-level settings of the OWASP package are not
@@ -665,6 +674,7 @@ export interface paths {
         };
         /**
          * List URI-based WAF overrides
+         * @deprecated
          * @description The zone's URI-based WAF overrides, by priority. A zone with any of them reports
          *     `compatible: false` in the migration check: list them, then delete them, to migrate. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
@@ -672,6 +682,7 @@ export interface paths {
         put?: never;
         /**
          * Create a URI-based WAF override
+         * @deprecated
          * @description Creates an override: `urls` and a non-empty `rules` or `groups` object are required, and
          *     their keys must be rule and group ids of the zone's packages. Answers `200`, as the real
          *     service does. The zone then reports `compatible: false` in the migration check. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
@@ -703,11 +714,13 @@ export interface paths {
         };
         /**
          * Get a URI-based WAF override
+         * @deprecated
          * @description One override of the zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
         get: operations["getWafOverride"];
         /**
          * Replace a URI-based WAF override
+         * @deprecated
          * @description Replaces the override with the body, validated as on creation (fields left out take their
          *     defaults). An `id` in the body must be the id of the path. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
@@ -715,6 +728,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a URI-based WAF override
+         * @deprecated
          * @description Deletes the override. Once a zone has none left, the migration check answers
          *     `compatible: true`. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
          */
