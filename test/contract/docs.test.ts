@@ -50,7 +50,8 @@ describe('the published docs', () => {
       byTag.set(tag, [...(byTag.get(tag) ?? []), op.summary]);
     }
     const headings = (text: string) =>
-      page.locator('h1, h2, h3').filter({ hasText: new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }).first();
+      // Deprecated operations (the previous WAF's) carry a "deprecated" badge inside their heading.
+      page.locator('h1, h2, h3').filter({ hasText: new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(?:deprecated)?\\s*$`) }).first();
     const rendered: string[] = [];
     const howTos = ['How to set the OWASP paranoia level', 'How to set the score threshold and action', 'How to configure custom log fields'];
     for (const [tag, summaries] of byTag) {
