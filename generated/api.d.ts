@@ -367,8 +367,9 @@ export interface paths {
         /**
          * Check whether a zone can migrate
          * @description Whether the zone can migrate to the new WAF managed rules, and its migration state. Zones
-         *     with URI-based WAF overrides answer `compatible: false` until those overrides are deleted.
-         *     Send `phase_two=1`.
+         *     with URI-based WAF overrides answer `compatible: false` until those overrides are deleted
+         *     (`GET` and `DELETE /zones/{zone_id}/firewall/waf/overrides`, see Previous WAF); creating one
+         *     makes the zone incompatible again. Send `phase_two=1`.
          */
         get: operations["getWafMigrationCheck"];
         put?: never;
@@ -398,8 +399,11 @@ export interface paths {
          *     configuration: the managed ruleset and the OWASP ruleset deployed with `execute` rules, the
          *     OWASP paranoia level set to PL2, and the previous global OWASP sensitivity and action as a
          *     rule override (score threshold and action) of its last rule. Rule-level and group-level
-         *     settings of the previous OWASP rule set are not migrated. Send it back unchanged (or
-         *     edited) to the entry point PUT with `waf_migration`. Send `phase_two=1`.
+         *     settings of the previous OWASP rule set are not migrated. It is derived when asked, from the
+         *     previous WAF exactly as the Previous WAF operations show it at that moment: a change of the
+         *     OWASP package's sensitivity or action mode shows here at once, a change of a group or rule
+         *     mode does not. Send it back unchanged (or edited) to the entry point PUT with
+         *     `waf_migration`. Send `phase_two=1`.
          */
         get: operations["getWafMigrationConfig"];
         put?: never;
