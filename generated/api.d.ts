@@ -367,8 +367,9 @@ export interface paths {
         /**
          * Check whether a zone can migrate
          * @description Whether the zone can migrate to the new WAF managed rules, and its migration state. Zones
-         *     with URI-based WAF overrides answer `compatible: false` until those overrides are deleted.
-         *     Send `phase_two=1`.
+         *     with URI-based WAF overrides answer `compatible: false` until those overrides are deleted
+         *     (`GET` and `DELETE /zones/{zone_id}/firewall/waf/overrides`, see Previous WAF); creating one
+         *     makes the zone incompatible again. Send `phase_two=1`.
          */
         get: operations["getWafMigrationCheck"];
         put?: never;
@@ -398,8 +399,11 @@ export interface paths {
          *     configuration: the managed ruleset and the OWASP ruleset deployed with `execute` rules, the
          *     OWASP paranoia level set to PL2, and the previous global OWASP sensitivity and action as a
          *     rule override (score threshold and action) of its last rule. Rule-level and group-level
-         *     settings of the previous OWASP rule set are not migrated. Send it back unchanged (or
-         *     edited) to the entry point PUT with `waf_migration`. Send `phase_two=1`.
+         *     settings of the previous OWASP rule set are not migrated. It is derived when asked, from the
+         *     previous WAF exactly as the Previous WAF operations show it at that moment: a change of the
+         *     OWASP package's sensitivity or action mode shows here at once, a change of a group or rule
+         *     mode does not. Send it back unchanged (or edited) to the entry point PUT with
+         *     `waf_migration`. Send `phase_two=1`.
          */
         get: operations["getWafMigrationConfig"];
         put?: never;
@@ -431,6 +435,308 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List previous-WAF packages
+         * @deprecated
+         * @description The zone's packages of the previous WAF: the OWASP package and the platform's managed
+         *     package. Paged; `name` filters. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["listWafPackages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages/{package_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a previous-WAF package
+         * @deprecated
+         * @description One package of the zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["getWafPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Update the OWASP package's sensitivity and action mode
+         * @deprecated
+         * @description Changes the global settings of the OWASP package (`sensitivity`: high, medium, low or
+         *     off; `action_mode`: simulate, block or challenge). The managed package has no such
+         *     settings: a PATCH of it answers `400` (code 1027, as the real service does). These are the
+         *     settings the migration carries into the new OWASP ruleset (see WAF Migration). Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        patch: operations["updateWafPackage"];
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages/{package_id}/groups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the rule groups of a package
+         * @deprecated
+         * @description The groups of a package with their mode in this zone. Paged; `name` and `mode` filter. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["listWafGroups"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages/{package_id}/groups/{group_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule group of the package (32 lower-case hexadecimal characters).
+                 * @example bce73ee49082c71ef00733b29d7edd2c
+                 */
+                group_id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a rule group
+         * @deprecated
+         * @description One group of a package, with its mode in this zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["getWafGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Turn a rule group on or off
+         * @deprecated
+         * @description Sets the group's `mode` (`on` or `off`). Group-level settings of the OWASP package are
+         *     not migrated (WAF Migration, rule 5): the migration configuration does not change with them.
+         *     Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        patch: operations["updateWafGroup"];
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages/{package_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the rules of a package
+         * @deprecated
+         * @description The rules of a package with their mode in this zone, by priority. Paged; `description`,
+         *     `mode`, `group_id` and `priority` filter (all of them, or any with `match=any`). Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["listWafRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/packages/{package_id}/rules/{waf_rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule of the package. Previous-WAF rule ids are the rule numbers the real
+                 *     service uses (`100015`, `960015`), not 32-hex identifiers.
+                 * @example 100015
+                 */
+                waf_rule_id: components["parameters"]["WafRuleId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a rule of a package
+         * @deprecated
+         * @description One rule of a package, with its mode in this zone and the modes it allows. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["getWafRule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change the mode of a rule
+         * @deprecated
+         * @description Sets the rule's `mode`, which must be one of its `allowed_modes`: `on` or `off` for OWASP
+         *     rules; `default`, `disable`, `simulate`, `block` or `challenge` for managed package rules.
+         *     Anything else answers `400` (code 10021). Rule-level settings of the OWASP package are not
+         *     migrated (WAF Migration, rule 5). Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        patch: operations["updateWafRule"];
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/overrides": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List URI-based WAF overrides
+         * @deprecated
+         * @description The zone's URI-based WAF overrides, by priority. A zone with any of them reports
+         *     `compatible: false` in the migration check: list them, then delete them, to migrate. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["listWafOverrides"];
+        put?: never;
+        /**
+         * Create a URI-based WAF override
+         * @deprecated
+         * @description Creates an override: `urls` and a non-empty `rules` or `groups` object are required, and
+         *     their keys must be rule and group ids of the zone's packages. Answers `200`, as the real
+         *     service does. The zone then reports `compatible: false` in the migration check. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        post: operations["createWafOverride"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/firewall/waf/overrides/{override_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a URI-based WAF override of the zone (32 lower-case hexadecimal characters).
+                 * @example 67bc645a492070540e1c031371fa1204
+                 */
+                override_id: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a URI-based WAF override
+         * @deprecated
+         * @description One override of the zone. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        get: operations["getWafOverride"];
+        /**
+         * Replace a URI-based WAF override
+         * @deprecated
+         * @description Replaces the override with the body, validated as on creation (fields left out take their
+         *     defaults). An `id` in the body must be the id of the path. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        put: operations["updateWafOverride"];
+        post?: never;
+        /**
+         * Delete a URI-based WAF override
+         * @deprecated
+         * @description Deletes the override. Once a zone has none left, the migration check answers
+         *     `compatible: true`. Previous WAF only; a zone whose migration finished answers `410` (code 20307).
+         */
+        delete: operations["deleteWafOverride"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1246,6 +1552,203 @@ export interface components {
         WafMigrationStatusEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WafMigrationStatus"];
         };
+        /**
+         * @description The OWASP package's sensitivity: how readily the anomaly score triggers (`off` disables the package).
+         * @enum {string}
+         */
+        WafSensitivity: "high" | "medium" | "low" | "off";
+        /**
+         * @description What the OWASP package does to a request whose anomaly score triggers.
+         * @enum {string}
+         */
+        WafActionMode: "simulate" | "block" | "challenge";
+        /**
+         * @description A package of the previous WAF. The OWASP package (`detection_mode: anomaly`) has
+         *     `sensitivity` and `action_mode`; the platform's managed package (`traditional`) has neither.
+         */
+        WafPackage: {
+            id: components["schemas"]["Identifier"];
+            /** @description Name of the package. */
+            name: string;
+            /** @description What the package protects against. */
+            description: string;
+            zone_id: components["schemas"]["Identifier"];
+            /**
+             * @description `anomaly`: rules add to a score (OWASP); `traditional`: each rule acts on its own.
+             * @enum {string}
+             */
+            detection_mode: "anomaly" | "traditional";
+            sensitivity?: components["schemas"]["WafSensitivity"];
+            action_mode?: components["schemas"]["WafActionMode"];
+        };
+        /** @description Envelope whose result is a page of previous-WAF packages, with paging information. */
+        WafPackageListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafPackage"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /** @description Envelope whose result is one previous-WAF package. */
+        WafPackageEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafPackage"];
+        };
+        /** @description New global settings of the OWASP package (only anomaly packages have them). */
+        WafPackageUpdate: {
+            sensitivity?: components["schemas"]["WafSensitivity"];
+            action_mode?: components["schemas"]["WafActionMode"];
+        };
+        /**
+         * @description Whether the rules of a group run (`on`) or not (`off`).
+         * @enum {string}
+         */
+        WafGroupMode: "on" | "off";
+        /** @description A group of rules of a previous-WAF package. */
+        WafGroup: {
+            id: components["schemas"]["Identifier"];
+            /** @description Name of the group. */
+            name: string;
+            /** @description What the group's rules detect. */
+            description: string;
+            /** @description Number of rules in the group. */
+            rules_count: number;
+            /** @description Number of rules of the group whose mode differs from its default. */
+            modified_rules_count: number;
+            package_id: components["schemas"]["Identifier"];
+            mode: components["schemas"]["WafGroupMode"];
+            /** @description Modes the group may take. */
+            allowed_modes: components["schemas"]["WafGroupMode"][];
+        };
+        /** @description Envelope whose result is a page of previous-WAF groups, with paging information. */
+        WafGroupListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafGroup"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /** @description Envelope whose result is one previous-WAF group. */
+        WafGroupEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafGroup"];
+        };
+        /** @description The new mode of a group. */
+        WafGroupUpdate: {
+            mode: components["schemas"]["WafGroupMode"];
+        };
+        /**
+         * @description The mode of a previous-WAF rule. OWASP (anomaly) rules are `on` or `off`; managed package
+         *     (traditional) rules take `default` (their `default_mode`), `disable`, `simulate`, `block` or
+         *     `challenge`. A rule accepts only the modes of its `allowed_modes`.
+         * @enum {string}
+         */
+        WafRuleMode: "on" | "off" | "default" | "disable" | "simulate" | "block" | "challenge";
+        /**
+         * @description A previous-WAF rule number (up to 32 characters, the real service's limit).
+         * @example 100015
+         */
+        WafRuleIdentifier: string;
+        /** @description A rule of a previous-WAF package, with its mode in this zone. */
+        WafRule: {
+            id: components["schemas"]["WafRuleIdentifier"];
+            /** @description What the rule detects. */
+            description: string;
+            /** @description The order the rule runs in within its package (a numeric string). */
+            priority: string;
+            /** @description The group the rule belongs to. */
+            group: {
+                id: components["schemas"]["Identifier"];
+                /** @description Name of the group. */
+                name: string;
+            };
+            package_id: components["schemas"]["Identifier"];
+            /** @description Modes the rule may take (`on`/`off` for OWASP rules; actions for managed package rules). */
+            allowed_modes: components["schemas"]["WafRuleMode"][];
+            mode: components["schemas"]["WafRuleMode"];
+            /**
+             * @description Managed package rules only; the action the rule takes in mode `default`.
+             * @enum {string}
+             */
+            default_mode?: "block" | "challenge" | "simulate";
+        };
+        /** @description Envelope whose result is a page of previous-WAF rules, with paging information. */
+        WafRuleListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafRule"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /** @description Envelope whose result is one previous-WAF rule. */
+        WafRuleEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafRule"];
+        };
+        /** @description The new mode of a rule; it must be one of the rule's `allowed_modes`. */
+        WafRuleUpdate: {
+            mode: components["schemas"]["WafRuleMode"];
+        };
+        /**
+         * @description A WAF action in a URI-based override.
+         * @enum {string}
+         */
+        WafAction: "challenge" | "block" | "simulate" | "disable" | "default";
+        /** @description WAF actions by rule (or group) identifier. */
+        WafActionMap: {
+            [key: string]: components["schemas"]["WafAction"];
+        };
+        /** @description When a WAF rule matches, its configured action (the key) is replaced by the action given. */
+        WafRewriteAction: {
+            block?: components["schemas"]["WafAction"];
+            challenge?: components["schemas"]["WafAction"];
+            default?: components["schemas"]["WafAction"];
+            disable?: components["schemas"]["WafAction"];
+            simulate?: components["schemas"]["WafAction"];
+        };
+        /**
+         * @description A URI-based WAF override (previous WAF, API only): for requests to its `urls`, rules and
+         *     groups take the actions given. A zone with any of them cannot migrate to the new WAF.
+         */
+        WafOverride: {
+            id: components["schemas"]["Identifier"];
+            /** @description URL patterns the override applies to (simple `*` wildcards). */
+            urls: string[];
+            /** @description When true, the override is not applied. */
+            paused: boolean;
+            /** @description An informative summary of the override. */
+            description: string;
+            /** @description Lower numbers win when several overrides match a URL. */
+            priority: number;
+            rules: components["schemas"]["WafActionMap"];
+            groups: components["schemas"]["WafActionMap"];
+            /** @description Replacement actions, or null when the override rewrites none. */
+            rewrite_action: components["schemas"]["WafRewriteAction"] | null;
+        };
+        /** @description Envelope whose result is a page of previous-WAF overrides, with paging information. */
+        WafOverrideListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafOverride"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /**
+         * @description A URI-based WAF override to create, or the whole new state of one (PUT). `urls` is
+         *     required, and so is a non-empty `rules` or `groups` object. Rule and group ids must exist in
+         *     the zone's packages.
+         */
+        WafOverrideInput: {
+            /** @description On update, the override's id (the official client sends it); it must be the id of the path. */
+            id?: components["schemas"]["Identifier"];
+            /** @description URL patterns the override applies to (simple `*` wildcards), at least one. */
+            urls: string[];
+            rules?: components["schemas"]["WafActionMap"];
+            groups?: components["schemas"]["WafActionMap"];
+            rewrite_action?: components["schemas"]["WafRewriteAction"];
+            /** @description When true, the override is not applied (default false). */
+            paused?: boolean;
+            /** @description Lower numbers win when several overrides match a URL (default 1). */
+            priority?: number;
+            /** @description An informative summary (default empty). */
+            description?: string;
+        };
+        /** @description Envelope whose result is one previous-WAF override. */
+        WafOverrideEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WafOverride"];
+        };
+        /** @description Envelope whose result is the id of the deleted override. */
+        WafOverrideDeleteEnvelope: components["schemas"]["Envelope"] & {
+            /** @description The deleted override. */
+            result: {
+                id: components["schemas"]["Identifier"];
+            };
+        };
         /** @description One value, or an array of values sent once each, in order. */
         SimulationValues: string | string[];
         /**
@@ -1568,6 +2071,27 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /**
+         * @description The zone uses the new WAF managed rules (its migration finished, or it never had the
+         *     previous WAF), so the previous WAF API no longer applies to it (code 20307).
+         */
+        Gone: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request is invalid: a parameter or body field (named in the message), a mode outside the rule's `allowed_modes`, malformed JSON or malformed authentication headers. */
+        WafBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
     };
     parameters: {
         /**
@@ -1661,6 +2185,87 @@ export interface components {
          * @example ip.src in {192.0.2.0/24 2001:db8::/32}
          */
         ExpressionQuery: components["schemas"]["FilterExpressionText"];
+        /**
+         * @description Only packages whose name contains this text (case-insensitive).
+         * @example OWASP
+         */
+        WafPackageName: string;
+        /**
+         * @description `all` (default): every filter sent must match; `any`: one is enough.
+         * @example all
+         */
+        WafMatch: "any" | "all";
+        /**
+         * @description Attribute to order packages by; without it, packages keep the zone's order (OWASP first).
+         * @example name
+         */
+        WafPackageOrder: "name";
+        /**
+         * @description Sort direction for `order` (the previous WAF's lists take lower case, as the real service does).
+         * @example asc
+         */
+        WafDirection: "asc" | "desc";
+        /**
+         * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+         * @example 436d8cdf3866e6731f627fefee999131
+         */
+        PackageId: components["schemas"]["Identifier"];
+        /**
+         * @description Only groups whose name contains this text (case-insensitive).
+         * @example XSS
+         */
+        WafGroupName: string;
+        /**
+         * @description Only groups in this mode.
+         * @example on
+         */
+        WafGroupMode: components["schemas"]["WafGroupMode"];
+        /**
+         * @description Attribute to order groups by; without it, groups keep the package's order.
+         * @example name
+         */
+        WafGroupOrder: "mode" | "rules_count" | "name";
+        /**
+         * @description Identifier of a rule group of the package (32 lower-case hexadecimal characters).
+         * @example bce73ee49082c71ef00733b29d7edd2c
+         */
+        GroupId: components["schemas"]["Identifier"];
+        /**
+         * @description Only rules whose description contains this text (case-insensitive).
+         * @example SQL Injection
+         */
+        WafRuleDescription: string;
+        /**
+         * @description Only rules in this mode.
+         * @example off
+         */
+        WafRuleMode: components["schemas"]["WafRuleMode"];
+        /**
+         * @description Only rules of this group.
+         * @example 2c0bac458b866173ff63751314de216a
+         */
+        WafRuleGroupId: components["schemas"]["Identifier"];
+        /**
+         * @description Only rules of this priority (a numeric string).
+         * @example 20
+         */
+        WafRulePriority: string;
+        /**
+         * @description Attribute to order rules by; without it, rules keep the package's order (by priority).
+         * @example priority
+         */
+        WafRuleOrder: "priority" | "group_id" | "description";
+        /**
+         * @description Identifier of a rule of the package. Previous-WAF rule ids are the rule numbers the real
+         *     service uses (`100015`, `960015`), not 32-hex identifiers.
+         * @example 100015
+         */
+        WafRuleId: components["schemas"]["WafRuleIdentifier"];
+        /**
+         * @description Identifier of a URI-based WAF override of the zone (32 lower-case hexadecimal characters).
+         * @example 67bc645a492070540e1c031371fa1204
+         */
+        OverrideId: components["schemas"]["Identifier"];
     };
     requestBodies: never;
     headers: never;
@@ -2402,6 +3007,661 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    listWafPackages: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only packages whose name contains this text (case-insensitive).
+                 * @example OWASP
+                 */
+                name?: components["parameters"]["WafPackageName"];
+                /**
+                 * @description `all` (default): every filter sent must match; `any`: one is enough.
+                 * @example all
+                 */
+                match?: components["parameters"]["WafMatch"];
+                /**
+                 * @description Attribute to order packages by; without it, packages keep the zone's order (OWASP first).
+                 * @example name
+                 */
+                order?: components["parameters"]["WafPackageOrder"];
+                /**
+                 * @description Sort direction for `order` (the previous WAF's lists take lower case, as the real service does).
+                 * @example asc
+                 */
+                direction?: components["parameters"]["WafDirection"];
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 1 to 100 (default 20). The specification leaves the maximum open and
+                 *     warns that large pages may time out; this service fixes it at 100.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of packages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafPackageListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    getWafPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The package. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafPackageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    updateWafPackage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WafPackageUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated package. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafPackageEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listWafGroups: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only groups whose name contains this text (case-insensitive).
+                 * @example XSS
+                 */
+                name?: components["parameters"]["WafGroupName"];
+                /**
+                 * @description Only groups in this mode.
+                 * @example on
+                 */
+                mode?: components["parameters"]["WafGroupMode"];
+                /**
+                 * @description `all` (default): every filter sent must match; `any`: one is enough.
+                 * @example all
+                 */
+                match?: components["parameters"]["WafMatch"];
+                /**
+                 * @description Attribute to order groups by; without it, groups keep the package's order.
+                 * @example name
+                 */
+                order?: components["parameters"]["WafGroupOrder"];
+                /**
+                 * @description Sort direction for `order` (the previous WAF's lists take lower case, as the real service does).
+                 * @example asc
+                 */
+                direction?: components["parameters"]["WafDirection"];
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 1 to 100 (default 20). The specification leaves the maximum open and
+                 *     warns that large pages may time out; this service fixes it at 100.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of groups. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafGroupListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    getWafGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule group of the package (32 lower-case hexadecimal characters).
+                 * @example bce73ee49082c71ef00733b29d7edd2c
+                 */
+                group_id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafGroupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    updateWafGroup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule group of the package (32 lower-case hexadecimal characters).
+                 * @example bce73ee49082c71ef00733b29d7edd2c
+                 */
+                group_id: components["parameters"]["GroupId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WafGroupUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafGroupEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listWafRules: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only rules whose description contains this text (case-insensitive).
+                 * @example SQL Injection
+                 */
+                description?: components["parameters"]["WafRuleDescription"];
+                /**
+                 * @description Only rules in this mode.
+                 * @example off
+                 */
+                mode?: components["parameters"]["WafRuleMode"];
+                /**
+                 * @description Only rules of this group.
+                 * @example 2c0bac458b866173ff63751314de216a
+                 */
+                group_id?: components["parameters"]["WafRuleGroupId"];
+                /**
+                 * @description Only rules of this priority (a numeric string).
+                 * @example 20
+                 */
+                priority?: components["parameters"]["WafRulePriority"];
+                /**
+                 * @description `all` (default): every filter sent must match; `any`: one is enough.
+                 * @example all
+                 */
+                match?: components["parameters"]["WafMatch"];
+                /**
+                 * @description Attribute to order rules by; without it, rules keep the package's order (by priority).
+                 * @example priority
+                 */
+                order?: components["parameters"]["WafRuleOrder"];
+                /**
+                 * @description Sort direction for `order` (the previous WAF's lists take lower case, as the real service does).
+                 * @example asc
+                 */
+                direction?: components["parameters"]["WafDirection"];
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 1 to 100 (default 20). The specification leaves the maximum open and
+                 *     warns that large pages may time out; this service fixes it at 100.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafRuleListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    getWafRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule of the package. Previous-WAF rule ids are the rule numbers the real
+                 *     service uses (`100015`, `960015`), not 32-hex identifiers.
+                 * @example 100015
+                 */
+                waf_rule_id: components["parameters"]["WafRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    updateWafRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a previous-WAF package of the zone (32 lower-case hexadecimal characters).
+                 * @example 436d8cdf3866e6731f627fefee999131
+                 */
+                package_id: components["parameters"]["PackageId"];
+                /**
+                 * @description Identifier of a rule of the package. Previous-WAF rule ids are the rule numbers the real
+                 *     service uses (`100015`, `960015`), not 32-hex identifiers.
+                 * @example 100015
+                 */
+                waf_rule_id: components["parameters"]["WafRuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WafRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafRuleEnvelope"];
+                };
+            };
+            400: components["responses"]["WafBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listWafOverrides: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 1 to 100 (default 20). The specification leaves the maximum open and
+                 *     warns that large pages may time out; this service fixes it at 100.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of overrides. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafOverrideListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    createWafOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WafOverrideInput"];
+            };
+        };
+        responses: {
+            /** @description The created override. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafOverrideEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWafOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a URI-based WAF override of the zone (32 lower-case hexadecimal characters).
+                 * @example 67bc645a492070540e1c031371fa1204
+                 */
+                override_id: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The override. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafOverrideEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+        };
+    };
+    updateWafOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a URI-based WAF override of the zone (32 lower-case hexadecimal characters).
+                 * @example 67bc645a492070540e1c031371fa1204
+                 */
+                override_id: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WafOverrideInput"];
+            };
+        };
+        responses: {
+            /** @description The updated override. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafOverrideEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteWafOverride: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of a URI-based WAF override of the zone (32 lower-case hexadecimal characters).
+                 * @example 67bc645a492070540e1c031371fa1204
+                 */
+                override_id: components["parameters"]["OverrideId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The id of the deleted override. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WafOverrideDeleteEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            410: components["responses"]["Gone"];
         };
     };
     simulateZoneRequest: {

@@ -20,7 +20,8 @@ export type EntityKind =
   | 'ruleset_version'
   | 'rule'
   | 'logpush_job'
-  | 'uri_waf_override';
+  | 'uri_waf_override'
+  | 'waf_package';
 
 /** The target of a write does not exist (reads answer null instead). */
 export class NotFoundError extends StoreError {

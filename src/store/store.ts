@@ -6,6 +6,9 @@ import type {
   Invitation,
   InvitationAnswer,
   LegacyWafConfig,
+  LegacyWafOverride,
+  LegacyWafPackage,
+  LegacyWafPackagePatch,
   LogpushJob,
   LogpushJobInput,
   LogpushJobPatch,
@@ -16,6 +19,8 @@ import type {
   RulesetScope,
   RulesetSummary,
   RulesetUpdate,
+  UriWafOverride,
+  UriWafOverrideInput,
   User,
   Zone,
   ZoneWafState,
@@ -78,6 +83,19 @@ export interface WafRepository {
   getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
   /** Throws NotFoundError when the zone has no such override. */
   deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
+  /** A new URI-based override with a new id. Throws NotFoundError for an unknown zone. */
+  createUriOverride(zoneId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
+  /** Replaces every field of an override but its id. Throws NotFoundError. */
+  updateUriOverride(zoneId: string, overrideId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
+  /** Changes a package's global settings. Throws NotFoundError when the zone has no such package. */
+  updatePackage(zoneId: string, packageId: string, patch: LegacyWafPackagePatch): Promise<LegacyWafPackage>;
+  /**
+   * Records the mode a zone set on a group or rule of one of its packages (replacing any earlier
+   * one), or, with `mode: null`, forgets it so the default applies again. The store keeps modes
+   * as given: which ids and modes are valid is the catalogue's business. Throws NotFoundError
+   * when the zone has no such package.
+   */
+  setMode(zoneId: string, setting: Omit<LegacyWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
 }
 
 export interface CertificatePackListOptions extends PageRequest<CertificatePackOrder> {

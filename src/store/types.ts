@@ -107,6 +107,15 @@ export interface UriWafOverride {
   rewrite_action: Record<string, string> | null;
 }
 
+/** A URI-based override as a writer sends it; the store adds the id. */
+export type UriWafOverrideInput = Omit<UriWafOverride, 'id'>;
+
+/** New global settings of the OWASP package; fields left out stay. */
+export interface LegacyWafPackagePatch {
+  sensitivity?: NonNullable<LegacyWafPackage['sensitivity']>;
+  action_mode?: NonNullable<LegacyWafPackage['action_mode']>;
+}
+
 export interface LegacyFirewallRule {
   id: string;
   expression: string;

@@ -83,6 +83,7 @@ const calls: Record<string, () => Promise<unknown>> = {
   getWafMigrationConfig: () =>
     unwrap(api.GET('/zones/{zone_id}/waf_migration/config', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
   getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
+  ...previousWafCalls(),
   simulateZoneRequest: () =>
     unwrap(
       api.POST('/zones/{zone_id}/simulate', {
@@ -92,12 +93,42 @@ const calls: Record<string, () => Promise<unknown>> = {
     ),
 };
 
+/** The previous WAF's operations, with the ids of their examples. */
+function previousWafCalls(): Record<string, () => Promise<unknown>> {
+  const owasp = { zone_id: zone, package_id: '436d8cdf3866e6731f627fefee999131' };
+  const managed = { zone_id: zone, package_id: 'ac7e2edf57885e8b0639bf8198bdc91b' };
+  const group = { ...owasp, group_id: 'bce73ee49082c71ef00733b29d7edd2c' };
+  const rule = { ...managed, waf_rule_id: '100015' };
+  const shop = '4664f8ed5074f32e2702495db5e75b64';
+  const override = { zone_id: shop, override_id: '67bc645a492070540e1c031371fa1204' };
+  const body = { urls: ['example-shop.com/checkout/*'], rules: { '100015': 'disable' as const } };
+  return {
+    listWafPackages: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages', { params: { path: { zone_id: zone } } })),
+    getWafPackage: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}', { params: { path: owasp } })),
+    updateWafPackage: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}', { params: { path: owasp }, body: { sensitivity: 'high' } })),
+    listWafGroups: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups', { params: { path: owasp } })),
+    getWafGroup: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups/{group_id}', { params: { path: group } })),
+    updateWafGroup: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups/{group_id}', { params: { path: group }, body: { mode: 'off' } })),
+    listWafRules: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules', { params: { path: managed } })),
+    getWafRule: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules/{waf_rule_id}', { params: { path: rule } })),
+    updateWafRule: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules/{waf_rule_id}', { params: { path: rule }, body: { mode: 'disable' } })),
+    listWafOverrides: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/overrides', { params: { path: { zone_id: shop } } })),
+    createWafOverride: () => unwrap(api.POST('/zones/{zone_id}/firewall/waf/overrides', { params: { path: { zone_id: shop } }, body })),
+    getWafOverride: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override } })),
+    updateWafOverride: () => unwrap(api.PUT('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override }, body })),
+    deleteWafOverride: () => unwrap(api.DELETE('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override } })),
+  };
+}
+
 describe('the mock serves the documented examples', () => {
   const operations = operationsOf(doc);
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(18);
+    expect(operations).toHaveLength(32);
   });
 
   for (const op of operations) {

@@ -162,10 +162,42 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     getWafMigrationCheck: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationConfig: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationStatus: { params: { zone_id: ids.enterpriseZone } },
+    ...previousWafRequests(),
     simulateZoneRequest: {
       params: { zone_id },
       body: { method: 'GET', url: 'https://example.org/search?q=shoes', headers: { Accept: 'text/html' }, client_ip: '203.0.113.7' },
     },
+  };
+}
+
+/** The previous WAF's operations, on zones that still run it (the Pro zone has migrated). */
+function previousWafRequests(): Pick<
+  ValidRequests,
+  Extract<OperationId, `${string}Waf${'Package' | 'Packages' | 'Group' | 'Groups' | 'Rule' | 'Rules' | 'Override' | 'Overrides'}`>
+> {
+  const zone_id = ids.enterpriseZone;
+  const owasp = { zone_id, package_id: ids.enterpriseOwaspPackage };
+  const managed = { zone_id, package_id: ids.enterpriseManagedPackage };
+  const override = { zone_id: ids.uriOverrideZone, override_id: ids.checkoutOverride };
+  const overrideBody = { urls: ['example-shop.com/checkout/*'], rules: { '100015': 'disable' as const }, priority: 3, description: 'Checkout' };
+  return {
+    listWafPackages: { params: { zone_id }, query: { name: 'OWASP', match: 'all', order: 'name', direction: 'asc', page: 1, per_page: 5 } },
+    getWafPackage: { params: owasp },
+    updateWafPackage: { params: owasp, body: { sensitivity: 'high', action_mode: 'challenge' } },
+    listWafGroups: { params: owasp, query: { name: 'OWASP', mode: 'on', match: 'all', order: 'name', direction: 'desc', page: 1, per_page: 5 } },
+    getWafGroup: { params: { ...owasp, group_id: ids.owaspXssGroup } },
+    updateWafGroup: { params: { ...owasp, group_id: ids.owaspXssGroup }, body: { mode: 'off' } },
+    listWafRules: {
+      params: managed,
+      query: { description: 'Drupal', mode: 'default', group_id: ids.drupalGroup, priority: '15', match: 'any', order: 'priority', direction: 'asc', page: 1, per_page: 5 },
+    },
+    getWafRule: { params: { ...managed, waf_rule_id: '100015' } },
+    updateWafRule: { params: { ...managed, waf_rule_id: '100015' }, body: { mode: 'disable' } },
+    listWafOverrides: { params: { zone_id: ids.uriOverrideZone }, query: { page: 1, per_page: 5 } },
+    getWafOverride: { params: override },
+    createWafOverride: { params: { zone_id: ids.uriOverrideZone }, body: overrideBody },
+    updateWafOverride: { params: override, body: { ...overrideBody, id: ids.checkoutOverride } },
+    deleteWafOverride: { params: override },
   };
 }
 
@@ -332,6 +364,8 @@ const credentialProbes: Probe[] = [
 
 const identifierPattern = '^[0-9a-f]{32}$';
 const unknownId = 'ffffffffffffffffffffffffffffffff';
+/** Previous-WAF rule ids are rule numbers, not 32-hex ids. */
+const wafRuleIdPattern = '^[0-9A-Za-z_-]{1,32}$';
 
 function pathParameterProbes(operation: Operation): Probe[] {
   return operation.parameters
@@ -349,6 +383,17 @@ function pathParameterProbes(operation: Operation): Probe[] {
           {
             name: `${parameter.name} well-formed but unknown`,
             change: set(unknownId),
+            expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
+          },
+        ];
+      }
+      if (parameter.schema.pattern === wafRuleIdPattern) {
+        return [
+          { name: `${parameter.name} of 33 characters`, change: set('1'.repeat(33)), expected: refused },
+          { name: `${parameter.name} with a character outside its pattern`, change: set('100015.5'), expected: refused },
+          {
+            name: `${parameter.name} well-formed but unknown`,
+            change: set('999999'),
             expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
           },
         ];

@@ -2,6 +2,7 @@ import type { Handlers } from '../http/operations';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
 import { logpushHandlers } from './logpush';
+import { previousWafHandlers } from './previous-waf';
 import { rulesetHandlers } from './rulesets';
 import { simulatorHandlers } from './simulator';
 import { wafMigrationHandlers } from './waf-migration';
@@ -15,5 +16,6 @@ export const handlers: Handlers = {
   ...logpushHandlers,
   ...filterHandlers,
   ...wafMigrationHandlers,
+  ...previousWafHandlers,
   ...simulatorHandlers,
 };

@@ -6,6 +6,7 @@ import { checkRules } from '../rules/check-rules';
 import { ruleSchemaErrors } from '../rules/rule-schema';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';
 import { migrationBlockers, migrationMode, migrationRequired, plannedTransition } from '../waf/migration';
+import { readPreviousWaf } from '../waf/previous-waf';
 import { cursorListReply, pageRequest, requireAccount, requireZone } from './access';
 import { decodeCursor } from '../http/cursor';
 
@@ -143,11 +144,10 @@ export const rulesetHandlers: Pick<
           if (state !== 'finished') throw migrationRequired(zone, state);
         } else {
           const transition = plannedTransition(zone, state, migrationMode(waf_migration));
-          if (state === 'start') {
-            const legacy = await tx.waf.getLegacyConfig(zone.id);
-            const blocker = legacy && migrationBlockers(zone, legacy);
-            if (blocker) throw blocker;
-          }
+          // Checked from validation mode too: the previous API still runs there and may have added overrides.
+          const previous = await readPreviousWaf(tx, zone.id);
+          const blocker = previous && migrationBlockers(zone, previous);
+          if (blocker) throw blocker;
           await checkRules(rules, { phase, kind: 'zone', accountId: zone.account.id, repositories: tx });
           const { ruleset } = await tx.rulesets.putEntryPoint({ zone_id }, phase, { ...rest, rules: toRuleInputs(rules) });
           // Compare-and-set on the state: a migration raced from two places happens once.

@@ -3,6 +3,7 @@ import type { StoreHarness } from '../helpers/harness';
 import { accountsAndUsersContract } from './accounts-users';
 import { certificatePacksContract } from './certificate-packs';
 import { logpushJobsContract } from './logpush-jobs';
+import { previousWafContract } from './previous-waf';
 import { rulesetsContract } from './rulesets';
 import { seedingContract } from './seeding';
 import { transactionsContract } from './transactions';
@@ -26,6 +27,7 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     seedingContract(current);
     accountsAndUsersContract(current);
     zonesAndWafContract(current);
+    previousWafContract(current);
     certificatePacksContract(current);
     rulesetsContract(current);
     logpushJobsContract(current);
