@@ -57,6 +57,17 @@ export class ReadOnlyRulesetError extends StoreError {
   }
 }
 
+/** The current version of a ruleset is what it is: only earlier versions can be deleted. */
+export class LatestVersionError extends StoreError {
+  readonly code = 'latest_version';
+  constructor(
+    readonly ruleset_id: string,
+    readonly version: string,
+  ) {
+    super(`version ${version} is the latest version of ruleset ${ruleset_id} and cannot be deleted`);
+  }
+}
+
 /** The caller asked to write on top of a ruleset version that is no longer current. */
 export class VersionMismatchError extends StoreError {
   readonly code = 'version_mismatch';
