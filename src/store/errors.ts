@@ -53,7 +53,7 @@ export class EntryPointExistsError extends StoreError {
 export class ReadOnlyRulesetError extends StoreError {
   readonly code = 'read_only_ruleset';
   constructor(readonly ruleset_id: string) {
-    super(`ruleset ${ruleset_id} is managed by the platform and cannot be changed`);
+    super(`ruleset ${ruleset_id} is managed by the platform: it cannot be changed or deleted`);
   }
 }
 

@@ -3,6 +3,7 @@ import {
   EntryPointExistsError,
   InvalidInputError,
   InvitationAlreadyAnsweredError,
+  LatestVersionError,
   MigrationStateConflictError,
   NotFoundError,
   ReadOnlyRulesetError,
@@ -116,7 +117,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
     return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
   }
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
-  if (error instanceof InvalidInputError) return badRequest(error.message);
+  if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
   if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
     return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
   }
