@@ -116,7 +116,7 @@ describe('rules one at a time', () => {
 
   it('moves a rule with PATCH position, and deletes a rule, one version each', async () => {
     const ruleset = await customRuleset('moves');
-    const [a, b] = ruleset.rules!.map((rule) => rule.id!);
+    const [a, b] = ruleset.rules!.map((rule) => rule.id!) as [string, string];
     const path = (rule_id: string) => ({ params: { path: { zone_id, ruleset_id: ruleset.id, rule_id } } });
     const moved = await unwrap(server.api.PATCH('/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}', { ...path(a), body: { position: { after: '' } } }));
     expect(descriptions(moved)).toEqual(['/b', '/c', '/a']);
@@ -244,7 +244,7 @@ describe('ruleset versions', () => {
 });
 
 describe('log push jobs', () => {
-  const jobPath = (job_id: number, zone = ids.proZone) => ({ params: { path: { zone_id: zone, job_id } } });
+  const jobPath = (job_id: number, zone: string = ids.proZone) => ({ params: { path: { zone_id: zone, job_id } } });
 
   it('lists, reads, updates in part, and deletes jobs by integer id', async () => {
     const created = await unwrap(
