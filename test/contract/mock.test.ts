@@ -86,7 +86,7 @@ const calls: Record<string, () => Promise<unknown>> = {
   getWafMigrationConfig: () =>
     unwrap(api.GET('/zones/{zone_id}/waf_migration/config', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
   getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
-  listZones: () => unwrap(api.GET('/zones', { params: { query: { name: 'contains:example', per_page: 20, direction: 'asc' } } })),
+  listZones: () => unwrap(api.GET('/zones', { params: { query: { name: 'example.com', per_page: 20, direction: 'asc' } } })),
   getZoneRuleset: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
   deleteZoneRuleset: async () => (await api.DELETE('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })).response.status,
   deleteAccountRuleset: async () =>
