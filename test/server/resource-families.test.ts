@@ -307,7 +307,7 @@ describe('the zone list', () => {
       [{ per_page: 51 }, 'query/per_page'],
       [{ direction: 'ASC' }, 'query/direction'],
       [{ order: 'created_on' }, 'query/order'],
-      [{ 'account.id': 'not-an-id' }, 'query/account/id'],
+      [{ 'account.id': 'not-an-id' }, 'query/account.id'],
     ] as const) {
       const error = await apiFailure(list(query), 400);
       expect(error.message).toContain(mentions);

@@ -46,7 +46,9 @@ function isUnreadableBody(error: unknown): error is { message: string } {
 export type PatternMessages = ReadonlyMap<string, string>;
 
 function describe(item: { path: string; message: string }, patterns: PatternMessages): string {
-  const where = item.path.replace(/^\.?\/?/, '').replace(/\./g, '/');
+  // JSON pointers (`/query/account.id`) keep the dots of parameter names; only the older dotted
+  // form (`.body.name`) turns its dots into slashes.
+  const where = item.path.startsWith('.') ? item.path.slice(1).replace(/\./g, '/') : item.path.replace(/^\//, '');
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
   const message = (pattern && patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
