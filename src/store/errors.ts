@@ -54,7 +54,18 @@ export class EntryPointExistsError extends StoreError {
 export class ReadOnlyRulesetError extends StoreError {
   readonly code = 'read_only_ruleset';
   constructor(readonly ruleset_id: string) {
-    super(`ruleset ${ruleset_id} is managed by the platform and cannot be changed`);
+    super(`ruleset ${ruleset_id} is managed by the platform: it cannot be changed or deleted`);
+  }
+}
+
+/** The current version of a ruleset is what it is: only earlier versions can be deleted. */
+export class LatestVersionError extends StoreError {
+  readonly code = 'latest_version';
+  constructor(
+    readonly ruleset_id: string,
+    readonly version: string,
+  ) {
+    super(`version ${version} is the latest version of ruleset ${ruleset_id} and cannot be deleted`);
   }
 }
 

@@ -13,7 +13,9 @@ import type {
   LogpushJobInput,
   LogpushJobPatch,
   MigrationState,
+  RuleInput,
   RulePatch,
+  RulePosition,
   Ruleset,
   RulesetInput,
   RulesetScope,
@@ -23,6 +25,7 @@ import type {
   UriWafOverrideInput,
   User,
   Zone,
+  ZoneListFilter,
   ZoneWafState,
 } from './types';
 
@@ -60,9 +63,9 @@ export interface InvitationRepository {
 
 export interface ZoneRepository {
   get(id: string): Promise<Zone | null>;
-  list(filter?: { account_id?: string }, page?: PageRequest<ZoneOrder>): Promise<Page<Zone>>;
+  list(filter?: ZoneListFilter, page?: PageRequest<ZoneOrder>): Promise<Page<Zone>>;
 }
-export type ZoneOrder = 'name' | 'created_on' | 'status' | 'id';
+export type ZoneOrder = 'name' | 'created_on' | 'status' | 'id' | 'account.id' | 'account.name' | 'plan.id';
 
 export interface MigrationTransition {
   /** States the zone may be in for the step to apply; anything else is a conflict. */
@@ -117,6 +120,11 @@ export interface RulesetWriteOptions {
   expected_version?: string;
 }
 
+export interface RuleWriteOptions extends RulesetWriteOptions {
+  /** Where the rule goes; without it a new rule goes last and a changed rule stays where it is. */
+  position?: RulePosition;
+}
+
 export interface RulesetRepository {
   /** Rulesets without their rules. Account scope includes the platform's managed rulesets. */
   list(scope: RulesetScope, page?: PageRequest<RulesetOrder>): Promise<Page<RulesetSummary>>;
@@ -142,8 +150,27 @@ export interface RulesetRepository {
     rulesetId: string,
     ruleId: string,
     patch: RulePatch,
-    options?: RulesetWriteOptions,
+    options?: RuleWriteOptions,
   ): Promise<Ruleset>;
+  /**
+   * Adds one rule (a new id, version 1) and answers the whole ruleset. Throws NotFoundError,
+   * ReadOnlyRulesetError, InvalidInputError (a position outside the ruleset).
+   */
+  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleWriteOptions): Promise<Ruleset>;
+  /** Removes one rule and answers the whole ruleset. Throws NotFoundError, ReadOnlyRulesetError. */
+  deleteRule(scope: RulesetScope, rulesetId: string, ruleId: string, options?: RulesetWriteOptions): Promise<Ruleset>;
+  /**
+   * Deletes a ruleset with its rules and versions (an entry point's phase is free again).
+   * Throws NotFoundError, ReadOnlyRulesetError (platform-managed rulesets, from any scope).
+   */
+  delete(scope: RulesetScope, id: string): Promise<void>;
+  /** Every kept version of a visible ruleset, newest first, without rules; null when not visible. */
+  listVersions(scope: RulesetScope, id: string): Promise<RulesetSummary[] | null>;
+  /**
+   * Forgets one version (never the current one: LatestVersionError). Throws NotFoundError
+   * (ruleset or version), ReadOnlyRulesetError.
+   */
+  deleteVersion(scope: RulesetScope, id: string, version: string): Promise<void>;
 }
 
 export interface LogpushJobRepository {
@@ -153,6 +180,8 @@ export interface LogpushJobRepository {
   /** Ids come from a database sequence: increasing integers, never reused. */
   create(zoneId: string, input: LogpushJobInput): Promise<LogpushJob>;
   update(zoneId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
+  /** Throws NotFoundError when the zone has no such job. */
+  delete(zoneId: string, id: number): Promise<void>;
 }
 
 export interface Repositories {
