@@ -166,23 +166,38 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     }
     // An `if` failure only says a `then` branch failed; that branch's own errors say how.
     const violations = result.right.validations.input.filter((d) => d.severity === DiagnosticSeverity.Error && d.code !== 'if');
+    // Prism reports a body of a media type the operation does not take as code 415.
+    if (violations.some((d) => String(d.code) === '415')) return fail({ status: 415, message: 'unsupported media type', errors: [] });
     if (violations.length > 0) return fail({ status: 400, message: 'invalid request', errors: violations.map(asValidatorError) });
     return answerOf(result.right.output);
   }
 
+  const send = (request: IncomingMessage, response: ServerResponse, { status, headers, body }: Answer) => {
+    response.writeHead(status, { ...corsHeaders(request), ...headers, 'content-length': Buffer.byteLength(body) });
+    response.end(request.method === 'HEAD' ? undefined : body);
+  };
+
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    // Browsers may call the mock from a page of another origin, as `prism mock` allows.
+    if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+      response.writeHead(204, { ...corsHeaders(request), 'access-control-allow-methods': 'GET, HEAD, POST, PUT, PATCH, DELETE' });
+      response.end();
+      return;
+    }
     const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= bodyLimit) chunks.push(chunk);
+    });
     request.on('end', () => {
+      if (size > bodyLimit) return send(request, response, envelopeOf(toApiError({ type: 'entity.too.large', status: 413, message: 'too large' }, { method: request.method ?? 'GET', path: '' }, patterns)));
       answer(request, Buffer.concat(chunks).toString('utf8'))
         .catch((error: unknown) => {
           logger.error({ err: error }, 'mock failed');
           return envelopeOf(ApiError.of(500, 10001, 'Internal error'));
         })
-        .then(({ status, headers, body }) => {
-          response.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-          response.end(request.method === 'HEAD' ? undefined : body);
-        });
+        .then((answered) => send(request, response, answered));
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -194,6 +209,17 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     baseUrl: `http://${address}:${port}${basePath}`,
     server,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** As the server: bodies up to 1 MiB. */
+const bodyLimit = 1024 * 1024;
+
+function corsHeaders(request: IncomingMessage): Record<string, string> {
+  return {
+    'access-control-allow-origin': request.headers.origin ?? '*',
+    'access-control-allow-headers': request.headers['access-control-request-headers'] ?? '*',
+    'access-control-expose-headers': '*',
   };
 }
 

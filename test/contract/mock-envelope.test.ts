@@ -147,6 +147,16 @@ describe('the mock answers as the server does', () => {
       expect(fromMock.body.errors.map((e) => e.code)).toEqual(fromServer.body.errors.map((e) => e.code));
     }
   });
+  it('refuses a body that is not JSON with 415 (6006), and one over 1 MiB with 413 (6009)', async () => {
+    const text = { method: 'POST', headers: { ...bearer, 'Content-Type': 'text/plain' }, body: 'expression=ssl' };
+    const large = jsonBody('POST', JSON.stringify({ expression: 'x'.repeat(1024 * 1024) }));
+    for (const [init, status, code] of [[text, 415, 6006], [large, 413, 6009]] as const) {
+      const { fromMock, fromServer } = await both('/filters/validate-expr', init);
+      expect(fromMock.status).toBe(status);
+      expect(fromMock.body.errors.map((e) => e.code)).toEqual([code]);
+      expect(fromMock).toEqual(fromServer);
+    }
+  });
 });
 
 describe('the typed client, switched by base URL only', () => {
