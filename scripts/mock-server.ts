@@ -8,7 +8,16 @@
 // - an invalid request answers 400 in the envelope, one error per violation Prism found, worded
 //   as the server words them (`body/enabled must be boolean`), not the operation's canned example.
 import { createLogger } from '@stoplight/prism-core';
-import { createInstance, getHttpOperationsFromSpec, type IHttpConfig, type IHttpRequest, type IHttpResponse } from '@stoplight/prism-http';
+import {
+  createInstance,
+  getHttpOperationsFromSpec,
+  NO_METHOD_MATCHED_ERROR,
+  NO_PATH_MATCHED_ERROR,
+  ProblemJsonError,
+  type IHttpConfig,
+  type IHttpRequest,
+  type IHttpResponse,
+} from '@stoplight/prism-http';
 import { getHttpConfigFromRequest } from '@stoplight/prism-http-server/dist/getHttpConfigFromRequest';
 import type { IPrismDiagnostic } from '@stoplight/prism-core';
 import { DiagnosticSeverity, type IHttpOperation } from '@stoplight/types';
@@ -21,7 +30,7 @@ import { authenticate } from '../src/server/auth/authenticate';
 import { CredentialRegistry, everything, type Principal } from '../src/server/auth/credentials';
 import { toApiError, type PatternMessages } from '../src/server/http/error-mapper';
 import { basePath, patternMessages } from '../src/server/http/openapi-document';
-import { ApiError, notFound } from '../src/server/http/errors';
+import { ApiError, Codes, notFound } from '../src/server/http/errors';
 import { mockValidationDocument } from './mock-document';
 import { root } from './tools';
 
@@ -140,7 +149,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       headers: request.headers as Record<string, string>,
     };
     const preferences = getHttpConfigFromRequest(input);
-    if (preferences._tag === 'Left') return envelopeOf(ApiError.of(400, 10021, `Prefer header: ${preferences.left.detail}`));
+    if (preferences._tag === 'Left') return envelopeOf(ApiError.of(400, Codes.invalidRequest, `Prefer header: ${preferences.left.detail}`));
     const config: IHttpConfig = { ...prismConfig, mock: { ...prismConfig.mock, ...preferences.right } };
     try {
       input.body = parseBody(text, request.headers['content-type']);
@@ -149,15 +158,17 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     }
     const result = await prism.request(input, operations as IHttpOperation[], config)();
     if (result._tag === 'Left') {
-      const problem = result.left as Error & { status?: number; detail?: string };
-      if (problem.name.endsWith('#NO_PATH_MATCHED_ERROR')) return envelopeOf(notFound(requestPath));
+      const problem = ProblemJsonError.toProblemJson(result.left);
+      const is = (template: { type: string }) => problem.type.endsWith(`#${template.type}`);
+      if (is(NO_PATH_MATCHED_ERROR)) return envelopeOf(notFound(requestPath));
       try {
         authenticate(request.headers, credentials);
       } catch (error) {
         return fail(error);
       }
-      if (problem.name.endsWith('#NO_METHOD_MATCHED_ERROR')) return fail({ status: 405, errors: [], message: problem.message });
-      return envelopeOf(ApiError.of(problem.status ?? 500, 10001, `${problem.message}: ${problem.detail ?? ''}`.trim()));
+      if (is(NO_METHOD_MATCHED_ERROR)) return fail({ status: 405, errors: [], message: problem.title });
+      // Anything else Prism refuses (e.g. `Prefer: example=` naming no example): its words, in the envelope.
+      return envelopeOf(ApiError.of(problem.status, problem.status >= 500 ? Codes.internal : Codes.invalidRequest, `${problem.title}: ${problem.detail}`));
     }
     try {
       authenticate(request.headers, credentials);
@@ -195,7 +206,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       answer(request, Buffer.concat(chunks).toString('utf8'))
         .catch((error: unknown) => {
           logger.error({ err: error }, 'mock failed');
-          return envelopeOf(ApiError.of(500, 10001, 'Internal error'));
+          return envelopeOf(ApiError.of(500, Codes.internal, 'Internal error'));
         })
         .then((answered) => send(request, response, answered));
     });

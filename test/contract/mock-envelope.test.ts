@@ -74,6 +74,17 @@ describe('the mock answers as the server does', () => {
     }
   });
 
+  it('answers another documented example on Prefer, and says so in the envelope when there is none', async () => {
+    const answer = (prefer: string) =>
+      fetch(`${mock.baseUrl}/zones/${zone}`, { headers: { ...bearer, Prefer: prefer } }).then(envelope);
+    const notFound = await answer('code=404');
+    expect(notFound.status).toBe(404);
+    expect(notFound.body.errors.map((e) => e.code)).toEqual([7003, 7000]);
+    const missing = await answer('example=no-such-example');
+    expect(missing.body).toMatchObject({ success: false, result: null });
+    expect(missing.body.errors[0]!.message).toContain('exampleKey: no-such-example does not exist');
+  });
+
   it('answers an unknown route with 404 (7003, 7000), with or without credentials', async () => {
     for (const headers of [bearer, {}]) {
       const { fromMock, fromServer } = await both('/no/such/route', { headers });
