@@ -131,7 +131,9 @@ describe('the published docs read well', () => {
       const page = await browser.newPage({ viewport: { width, height: 1000 } });
       const outside: string[] = [];
       const consoleErrors: string[] = [];
-      // Requests the page makes to itself (its blob: workers, data: images) stay in the file.
+      // The network is blocked; requests the page makes to itself (its blob: workers, data:
+      // images) stay in the file, any other is recorded.
+      await page.route('**/*', (route) => (route.request().url().startsWith('file:') ? route.continue() : route.abort()));
       page.on('request', (request) => {
         if (!/^(file|blob|data):/.test(request.url())) outside.push(request.url());
       });
