@@ -140,6 +140,15 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     const requestPath = url.pathname;
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
     const fail = (error: unknown) => envelopeOf(toApiError(error, { method, path: requestPath.replace(basePath, '') || '/' }, patterns));
+    // As on the server, credentials are checked once the route is known.
+    const credentialRefusal = (): Answer | undefined => {
+      try {
+        authenticate(request.headers, credentials);
+        return undefined;
+      } catch (error) {
+        return fail(error);
+      }
+    };
     const input: IHttpRequest = {
       method: method.toLowerCase() as IHttpRequest['method'],
       url: {
@@ -161,20 +170,14 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       const problem = ProblemJsonError.toProblemJson(result.left);
       const is = (template: { type: string }) => problem.type.endsWith(`#${template.type}`);
       if (is(NO_PATH_MATCHED_ERROR)) return envelopeOf(notFound(requestPath));
-      try {
-        authenticate(request.headers, credentials);
-      } catch (error) {
-        return fail(error);
-      }
+      const refused = credentialRefusal();
+      if (refused) return refused;
       if (is(NO_METHOD_MATCHED_ERROR)) return fail({ status: 405, errors: [], message: problem.title });
       // Anything else Prism refuses (e.g. `Prefer: example=` naming no example): its words, in the envelope.
       return envelopeOf(ApiError.of(problem.status, problem.status >= 500 ? Codes.internal : Codes.invalidRequest, `${problem.title}: ${problem.detail}`));
     }
-    try {
-      authenticate(request.headers, credentials);
-    } catch (error) {
-      return fail(error);
-    }
+    const refused = credentialRefusal();
+    if (refused) return refused;
     // An `if` failure only says a `then` branch failed; that branch's own errors say how.
     const violations = result.right.validations.input.filter((d) => d.severity === DiagnosticSeverity.Error && d.code !== 'if');
     // Prism reports a body of a media type the operation does not take as code 415.
