@@ -38,7 +38,9 @@ const refuseNonJson: Middleware = {
 
 /**
  * A typed client: `client.GET('/zones/{zone_id}', { params: { path: { zone_id } } })`.
- * Wrap calls in `unwrap()` to get the envelope's `result` or an `ApiError`.
+ * Wrap calls in `unwrap()` to get the envelope's `result` or an `ApiError`. A call whose answer
+ * is not JSON rejects with an `ApiError` (see refuseNonJson); one that gets no answer rejects
+ * with fetch's `TypeError`.
  */
 export function createApiClient(options: ClientOptions): ApiClient {
   const client = createClient<paths>({
