@@ -1,12 +1,9 @@
-// Serves the bundled document with Prism: answers from the examples, rejects invalid requests.
-import { spawn } from 'node:child_process';
-import { bin, quietEnv, root } from './tools';
+// `npm run mock`: the mock of the management API on http://127.0.0.1:4010/client/v4 (PORT and
+// HOST to change), answering from the document's examples (see mock-server.ts).
+import { startMock } from './mock-server';
 
-const port = process.env.PORT ?? '4010';
-const child = spawn(bin('prism'), ['mock', 'generated/openapi.yaml', '--port', port, '--host', '127.0.0.1'], {
-  cwd: root,
-  env: quietEnv,
-  stdio: 'inherit',
-});
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
-child.on('exit', (code) => process.exit(code ?? 0));
+const mock = await startMock({ port: Number(process.env.PORT ?? 4010), host: process.env.HOST ?? '127.0.0.1' });
+console.log(`mock of generated/openapi.yaml listening on ${mock.baseUrl}`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => void mock.close().then(() => process.exit(0)));
+}

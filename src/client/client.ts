@@ -1,4 +1,5 @@
-import createClient, { type Client } from 'openapi-fetch';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { ApiError } from './envelope';
 import type { paths } from '../../generated/api';
 
 /** Either credential scheme of the API: a bearer token, or the email + global key pair. */
@@ -22,13 +23,31 @@ function authHeaders(credentials: Credentials): Record<string, string> {
 }
 
 /**
+ * Answers that are not JSON (a proxy's or load balancer's HTML page, even with status 200)
+ * become an ApiError carrying the text, rather than a JSON syntax error from deep inside the call.
+ */
+const refuseNonJson: Middleware = {
+  async onResponse({ response }) {
+    const type = response.headers.get('content-type') ?? '';
+    if (response.status === 204 || /^application\/([\w.+-]+\+)?json\b/i.test(type)) return undefined;
+    const text = await response.clone().text();
+    if (text === '' && !response.ok) return undefined;
+    throw new ApiError(response.status, text);
+  },
+};
+
+/**
  * A typed client: `client.GET('/zones/{zone_id}', { params: { path: { zone_id } } })`.
- * Wrap calls in `unwrap()` to get the envelope's `result` or an `ApiError`.
+ * Wrap calls in `unwrap()` to get the envelope's `result` or an `ApiError`. A call whose answer
+ * is not JSON rejects with an `ApiError` (see refuseNonJson); one that gets no answer rejects
+ * with fetch's `TypeError`.
  */
 export function createApiClient(options: ClientOptions): ApiClient {
-  return createClient<paths>({
+  const client = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { ...options.headers, ...authHeaders(options.credentials) },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  client.use(refuseNonJson);
+  return client;
 }

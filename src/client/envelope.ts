@@ -11,8 +11,7 @@ export class ApiError extends Error {
 
   constructor(status: number, body: unknown) {
     const errors = errorsOf(body);
-    const summary = errors.map((e) => (e.code === undefined ? e.message : `${e.code}: ${e.message}`)).join('; ');
-    super(`HTTP ${status}${summary ? `: ${summary}` : ''}`);
+    super(`HTTP ${status}: ${summaryOf(errors, body)}`);
     this.name = 'ApiError';
     this.status = status;
     this.errors = errors;
@@ -23,6 +22,20 @@ export class ApiError extends Error {
   get codes(): number[] {
     return this.errors.flatMap((e) => (e.code === undefined ? [] : [e.code]));
   }
+}
+
+/**
+ * The envelope's errors, or what came instead: a proxy's HTML page, plain text, an empty body,
+ * or an envelope without errors (a 200 with `success: false`).
+ */
+function summaryOf(errors: ErrorItem[], body: unknown): string {
+  if (errors.length > 0) return errors.map((e) => (e.code === undefined ? e.message : `${e.code}: ${e.message}`)).join('; ');
+  if (body === undefined || body === null || body === '') return 'empty body';
+  if (typeof body === 'string') {
+    const text = body.replace(/\s+/g, ' ').trim();
+    return `not an API envelope: ${text.length > 200 ? `${text.slice(0, 200)}...` : text}`;
+  }
+  return 'no errors given';
 }
 
 function errorsOf(body: unknown): ErrorItem[] {

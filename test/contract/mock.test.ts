@@ -217,11 +217,14 @@ describe('the mock serves the documented examples', () => {
 });
 
 describe('the mock refuses invalid requests', () => {
-  type Violation = { location: string[]; code: string; message: string };
-  // Prism answers the operation's 400 example and lists what it found in `sl-violations`.
-  function violations(response: Response): Violation[] {
+  type Envelope = { success: boolean; result: unknown; errors: { code: number; message: string }[] };
+  // The mock answers 400 in the API's envelope, one error per violation, worded as the server words them.
+  function refusal(response: Response, error: unknown): string[] {
     expect(response.status).toBe(400);
-    return JSON.parse(response.headers.get('sl-violations') ?? '[]') as Violation[];
+    const envelope = error as Envelope;
+    expect(envelope).toMatchObject({ success: false, result: null });
+    expect(new Set(envelope.errors.map((e) => e.code))).toEqual(new Set([10021]));
+    return envelope.errors.map((e) => e.message);
   }
 
   it('refuses a body field of the wrong type', async () => {
@@ -229,34 +232,30 @@ describe('the mock refuses invalid requests', () => {
       params: { path: { invite_id: '54cc8d424f72455b004f6066cb96b244' } },
       body: { status: 5 as unknown as 'accepted' },
     });
-    expect(violations(response)).toContainEqual(
-      expect.objectContaining({ location: ['request', 'body', 'status'], code: 'type' }),
-    );
-    expect(new ApiError(response.status, error).codes).toEqual([10021]);
+    expect(refusal(response, error)).toContain('body/status must be string');
   });
 
   it('refuses a body without its required fields', async () => {
-    const { response } = await api.POST('/zones/{zone_id}/rulesets', { params: { path: { zone_id: zone } }, body: {} as never });
-    const found = violations(response);
-    expect(found.map((v) => v.code)).toContain('required');
-    expect(found.map((v) => v.message).join(' ')).toMatch(/name/);
-  });
-
-  it('refuses an identifier that is not 32 hex characters', async () => {
-    const { response } = await api.GET('/zones/{zone_id}', { params: { path: { zone_id: 'not-a-zone' } } });
-    expect(violations(response)).toContainEqual(
-      expect.objectContaining({ location: ['request', 'path', 'zone_id'], code: 'pattern' }),
+    const { response, error } = await api.POST('/zones/{zone_id}/rulesets', { params: { path: { zone_id: zone } }, body: {} as never });
+    expect(refusal(response, error)).toEqual(
+      expect.arrayContaining(["body must have required property 'name'", "body must have required property 'kind'"]),
     );
   });
 
+  it('refuses an identifier that is not 32 hex characters', async () => {
+    const { response, error } = await api.GET('/zones/{zone_id}', { params: { path: { zone_id: 'not-a-zone' } } });
+    expect(refusal(response, error)).toContain('params/zone_id must match pattern "^[0-9a-f]{32}$"');
+  });
+
   it('refuses unknown body fields', async () => {
-    const { response } = await api.POST('/filters/validate-expr', { body: { expression: 'ssl', kind: 'zone' } as never });
-    expect(violations(response).map((v) => v.code)).toContain('additionalProperties');
+    const { response, error } = await api.POST('/filters/validate-expr', { body: { expression: 'ssl', kind: 'zone' } as never });
+    expect(refusal(response, error)).toEqual(["body must NOT have additional properties; found 'kind'"]);
   });
 
   it('rejects a failed call through unwrap as an ApiError', async () => {
     const failure = await unwrap(api.GET('/zones/{zone_id}', { params: { path: { zone_id: 'x' } } })).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ApiError);
     expect((failure as ApiError).status).toBe(400);
+    expect((failure as ApiError).codes).toEqual([10021, 10021]);
   });
 });

@@ -1,27 +1,26 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { bundlePath } from '../support/bundle';
 import { freePort, waitForPort } from '../support/ports';
 
 const root = path.resolve(import.meta.dirname, '../..');
 
 export interface RunningMock {
+  /** The mock's base address, `/client/v4` included, as the server's. */
   baseUrl: string;
   stop(): Promise<void>;
 }
 
-/** Starts Prism on a free loopback port, serving the bundled document. */
+/** Starts the mock as `npm run mock` does (Prism's engine behind the API's front door) on a free loopback port. */
 export async function startPrism(): Promise<RunningMock> {
   const port = await freePort();
-  const child: ChildProcess = spawn(
-    path.join(root, 'node_modules/.bin/prism'),
-    ['mock', bundlePath, '--port', String(port), '--host', '127.0.0.1', '--errors'],
-    { cwd: root, stdio: 'ignore', env: { ...process.env, DO_NOT_TRACK: '1' } },
-  );
+  const child: ChildProcess = spawn(path.join(root, 'node_modules/.bin/tsx'), ['scripts/mock.ts'], {
+    cwd: root,
+    stdio: 'ignore',
+    env: { ...process.env, PORT: String(port), DO_NOT_TRACK: '1' },
+  });
   await waitForPort(port, 30_000);
   return {
-    // Prism serves the paths at its root: for the mock, {base_url} is the bare address.
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${port}/client/v4`,
     stop: () =>
       new Promise<void>((resolve) => {
         child.once('exit', () => resolve());
