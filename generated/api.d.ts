@@ -125,7 +125,12 @@ export interface paths {
          */
         get: operations["listAccountRulesets"];
         put?: never;
-        post?: never;
+        /**
+         * Create an account ruleset
+         * @description Creates a ruleset of the account, at version 1, with its rules checked as on a zone. The
+         *     platform's managed rulesets cannot be created. Creation answers 200, as the real service does.
+         */
+        post: operations["createAccountRuleset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -157,7 +162,13 @@ export interface paths {
          *     to change the threshold and the action.
          */
         get: operations["getAccountRuleset"];
-        put?: never;
+        /**
+         * Replace the rules of an account ruleset
+         * @description As for a zone ruleset: the rules sent replace all existing rules, each checked, and the
+         *     version increases by one. The platform's managed rulesets cannot be written: 400 (code
+         *     20200) saying so; deploy them with an `execute` rule and override them there.
+         */
+        put: operations["updateAccountRuleset"];
         post?: never;
         /**
          * Delete an account ruleset
@@ -169,6 +180,88 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/{ruleset_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a rule to an account ruleset
+         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
+         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
+         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
+         *     the last rule is the end). The expression, action and execute references are checked as
+         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
+         *     Managed rulesets cannot be written (400, code 20200).
+         */
+        post: operations["createAccountRulesetRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a rule of an account ruleset
+         * @description Removes one rule; the others keep their order and versions. The ruleset's version increases
+         *     by one. Answers the whole ruleset, as the real service does.
+         */
+        delete: operations["deleteAccountRulesetRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a rule of an account ruleset
+         * @description Changes only the fields sent; the merged rule must be valid for its action. The rule's and
+         *     the ruleset's versions increase by one. Answers the whole ruleset, as the real service
+         *     does. The platform's managed rulesets cannot be written (400, code 20200): override them
+         *     in the `execute` rule that deploys them. `position` moves the rule (`{"index": 1}` makes it
+         *     first); the other rules keep their order, and a move without other changes leaves the
+         *     rule's own version as it is. The ruleset's version increases once either way.
+         */
+        patch: operations["updateAccountRulesetRule"];
         trace?: never;
     };
     "/accounts/{account_id}/rulesets/{ruleset_id}/versions": {
@@ -1454,25 +1547,21 @@ export interface components {
             result: components["schemas"]["Ruleset"][];
             result_info: components["schemas"]["ResultInfo"];
         };
-        /** @description Envelope whose result is a ruleset with its rules. */
-        RulesetEnvelope: components["schemas"]["Envelope"] & {
-            result: components["schemas"]["Ruleset"];
-        };
-        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
-        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
-            result: components["schemas"]["Ruleset"][];
-        };
         /**
-         * @description A new zone ruleset. `kind: zone` creates the entry point of the phase; a zone has at most one
-         *     (a second one is refused with 400, code 20217). `kind: custom` creates a custom ruleset.
+         * @description A new account ruleset. `kind: root` creates the account's entry point of the phase (at most
+         *     one per phase: a second is refused with 400, code 20217); `kind: custom` a custom ruleset.
          */
-        RulesetCreate: {
+        AccountRulesetCreate: {
             name: string;
             description?: string;
             /** @enum {string} */
-            kind: "zone" | "custom";
+            kind: "root" | "custom";
             phase: components["schemas"]["Phase"];
             rules?: components["schemas"]["Rule"][];
+        };
+        /** @description Envelope whose result is a ruleset with its rules. */
+        RulesetEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Ruleset"];
         };
         /** @description The rules sent replace all existing rules; `name` and `description` may change too. Nothing else is accepted. */
         RulesetUpdate: {
@@ -1495,6 +1584,22 @@ export interface components {
             description?: components["schemas"]["RuleDescription"];
             ref?: components["schemas"]["RuleRef"];
             enabled?: boolean;
+        };
+        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
+        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Ruleset"][];
+        };
+        /**
+         * @description A new zone ruleset. `kind: zone` creates the entry point of the phase; a zone has at most one
+         *     (a second one is refused with 400, code 20217). `kind: custom` creates a custom ruleset.
+         */
+        RulesetCreate: {
+            name: string;
+            description?: string;
+            /** @enum {string} */
+            kind: "zone" | "custom";
+            phase: components["schemas"]["Phase"];
+            rules?: components["schemas"]["Rule"][];
         };
         /** @description A log push job. */
         LogpushJob: {
@@ -1994,13 +2099,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Deleted; no body, as the real service answers. */
-        NoContent: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
         /** @description Invalid request, or a managed ruleset (which cannot be changed or deleted). */
         ManagedRulesetRefused: {
             headers: {
@@ -2009,6 +2107,13 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
+        };
+        /** @description Deleted; no body, as the real service answers. */
+        NoContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description Every kept version of the ruleset, oldest first, without rules. */
         RulesetVersions: {
@@ -2146,6 +2251,11 @@ export interface components {
          */
         RulesetId: components["schemas"]["Identifier"];
         /**
+         * @description Rule identifier (32 lower-case hexadecimal characters).
+         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+         */
+        RuleId: components["schemas"]["Identifier"];
+        /**
          * @description A version of the ruleset, as a numeric string.
          * @example 2
          */
@@ -2167,11 +2277,6 @@ export interface components {
          * @example 1
          */
         PhaseTwo: "1";
-        /**
-         * @description Rule identifier (32 lower-case hexadecimal characters).
-         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
-         */
-        RuleId: components["schemas"]["Identifier"];
         /**
          * @description Log push job identifier (an integer).
          * @example 1
@@ -2451,6 +2556,49 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    createAccountRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRulesetCreate"];
+            };
+        };
+        responses: {
+            /** @description The created ruleset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, invalid rules, or an entry point already exists for that phase (code 20217). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     getAccountRuleset: {
         parameters: {
             query?: never;
@@ -2485,6 +2633,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    updateAccountRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulesetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated ruleset with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["ManagedRulesetRefused"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     deleteAccountRuleset: {
         parameters: {
             query?: never;
@@ -2509,6 +2697,146 @@ export interface operations {
             400: components["responses"]["ManagedRulesetRefused"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    createAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rule"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the new rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ruleset without the rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["ManagedRulesetRefused"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulePatch"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the updated rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, or a merged rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listAccountRulesetVersions: {

@@ -3,7 +3,7 @@ import type { RulesetScope } from '../../store';
 import { ApiError, Codes, notFound } from '../http/errors';
 import { noContent, type Context, type Handlers, type OperationId } from '../http/operations';
 import { requireAccount, requireZone } from './access';
-import { toApiRuleset } from './rulesets';
+import { toApiRuleset } from './ruleset-writes';
 
 async function versionList<O extends OperationId>(context: Context<O>, scope: RulesetScope, rulesetId: string) {
   const versions = await context.store.rulesets.listVersions(scope, rulesetId);
