@@ -182,6 +182,112 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an account entry point ruleset
+         * @description The account's entry point ruleset (kind `root`) of the phase, with its rules. 404 (code
+         *     10003) when the account has none for that phase.
+         */
+        get: operations["getAccountEntrypointRuleset"];
+        /**
+         * Create or replace an account entry point ruleset
+         * @description Creates the account's entry point of the phase (kind `root`, version 1) when it has none,
+         *     else replaces its rules (the version increases by one). The rules are checked as on a zone.
+         */
+        put: operations["updateAccountEntrypointRuleset"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the versions of an account entry point
+         * @description The versions of the account's entry point ruleset of the phase, oldest first, without rules.
+         *     404 (code 10003) when the account has no entry point for the phase. Versions are immutable: every write of the ruleset adds one, and a version can be deleted but never changed.
+         */
+        get: operations["listAccountEntrypointRulesetVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+                /**
+                 * @description A version of the ruleset, as a numeric string.
+                 * @example 2
+                 */
+                ruleset_version: components["parameters"]["RulesetVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a version of an account entry point
+         * @description The account's entry point ruleset of the phase as it was at that version, with its rules then.
+         *     404 (code 10003) when the account has no entry point for the phase.
+         */
+        get: operations["getAccountEntrypointRulesetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/rulesets/{ruleset_id}/rules": {
         parameters: {
             query?: never;
@@ -1569,6 +1675,10 @@ export interface components {
             description?: string;
             rules: components["schemas"]["Rule"][];
         };
+        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
+        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Ruleset"][];
+        };
         /**
          * @description Fields of one rule to change; the rest stay. The merged rule must be valid for its action
          *     (`action_parameters` are checked against the rule's action after the merge). `position`
@@ -1584,10 +1694,6 @@ export interface components {
             description?: components["schemas"]["RuleDescription"];
             ref?: components["schemas"]["RuleRef"];
             enabled?: boolean;
-        };
-        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
-        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
-            result: components["schemas"]["Ruleset"][];
         };
         /**
          * @description A new zone ruleset. `kind: zone` creates the entry point of the phase; a zone has at most one
@@ -2251,20 +2357,20 @@ export interface components {
          */
         RulesetId: components["schemas"]["Identifier"];
         /**
-         * @description Rule identifier (32 lower-case hexadecimal characters).
-         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+         * @description Phase of the entry point ruleset.
+         * @example http_request_firewall_managed
          */
-        RuleId: components["schemas"]["Identifier"];
+        Phase: components["schemas"]["Phase"];
         /**
          * @description A version of the ruleset, as a numeric string.
          * @example 2
          */
         RulesetVersion: components["schemas"]["VersionString"];
         /**
-         * @description Phase of the entry point ruleset.
-         * @example http_request_firewall_managed
+         * @description Rule identifier (32 lower-case hexadecimal characters).
+         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
          */
-        Phase: components["schemas"]["Phase"];
+        RuleId: components["schemas"]["Identifier"];
         /**
          * @description Starts or finishes the migration to the new WAF managed rules (see WAF Migration).
          *     `pending` (or `1`) finishes the migration with the configuration sent; `validation`
@@ -2695,6 +2801,145 @@ export interface operations {
         responses: {
             204: components["responses"]["NoContent"];
             400: components["responses"]["ManagedRulesetRefused"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAccountEntrypointRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry point with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAccountEntrypointRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulesetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The entry point with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listAccountEntrypointRulesetVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RulesetVersions"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAccountEntrypointRulesetVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+                /**
+                 * @description A version of the ruleset, as a numeric string.
+                 * @example 2
+                 */
+                ruleset_version: components["parameters"]["RulesetVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RulesetVersion"];
+            400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
         };

@@ -135,6 +135,25 @@ const calls: Record<string, () => Promise<unknown>> = {
         params: { path: { account_id: account, ruleset_id: accountRuleset, rule_id: accountRule } },
       }),
     ),
+  getAccountEntrypointRuleset: () =>
+    unwrap(api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id: account, phase: 'http_request_firewall_custom' } } })),
+  updateAccountEntrypointRuleset: () =>
+    unwrap(
+      api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { account_id: account, phase: 'http_request_firewall_custom' } },
+        body: { rules: [] },
+      }),
+    ),
+  listAccountEntrypointRulesetVersions: () =>
+    unwrap(
+      api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions', { params: { path: { account_id: account, phase: 'http_request_firewall_custom' } } }),
+    ),
+  getAccountEntrypointRulesetVersion: () =>
+    unwrap(
+      api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}', {
+        params: { path: { account_id: account, phase: 'http_request_firewall_custom', ruleset_version: '1' } },
+      }),
+    ),
   listZoneRulesetVersions: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}/versions', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
   getZoneRulesetVersion: () =>
     unwrap(
@@ -189,7 +208,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(41);
+    expect(operations).toHaveLength(45);
   });
 
   for (const op of operations) {

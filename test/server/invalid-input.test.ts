@@ -183,6 +183,13 @@ function validRequests(pro: ProZoneIds): ValidRequests {
       body: { action: 'log', expression: 'http.request.uri.path eq "/audit"', position: { after: '' } },
     },
     updateAccountRulesetRule: { params: { account_id: ids.account, ruleset_id: pro.accountVersioned, rule_id: pro.accountRule }, body: { enabled: false } },
+    getAccountEntrypointRuleset: { params: { account_id: ids.account, phase: 'http_request_firewall_custom' } },
+    updateAccountEntrypointRuleset: {
+      params: { account_id: ids.account, phase: 'http_request_firewall_custom' },
+      body: { rules: [{ action: 'block', expression: 'ip.src in {198.51.100.0/24}' }] },
+    },
+    listAccountEntrypointRulesetVersions: { params: { account_id: ids.account, phase: 'http_request_firewall_custom' } },
+    getAccountEntrypointRulesetVersion: { params: { account_id: ids.account, phase: 'http_request_firewall_custom', ruleset_version: '1' } },
     deleteAccountRulesetRule: { params: { account_id: ids.account, ruleset_id: pro.accountVersioned, rule_id: pro.accountRule } },
     createZoneRulesetRule: {
       params: { zone_id, ruleset_id: pro.editedRuleset },
@@ -673,6 +680,7 @@ beforeAll(async () => {
   const accountScratch = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Account scratch', kind: 'custom', phase: 'http_request_firewall_custom' });
   const versioned = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Versioned', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/c')] });
   await server.store.rulesets.addRule({ account_id: ids.account }, versioned.id, block('/d'));
+  await server.store.rulesets.putEntryPoint({ account_id: ids.account }, 'http_request_firewall_custom', { rules: [block('/e')] });
   valid = validRequests({
     managedEntryPoint: managed.id,
     owaspExecuteRule: owaspRule!.id!,

@@ -117,6 +117,22 @@ describe('account rulesets through the official client', () => {
   });
 });
 
+describe('account entry points through the official client', () => {
+  it('creates and reads the account entry point of a phase, and lists its versions', async () => {
+    const account_id = ids.account;
+    const put = await asRuleset(cf.rulesets.phases.update(CUSTOM, { account_id, rules: [block('/root')] }));
+    expect(lastSent().url.pathname).toBe(`/client/v4/accounts/${account_id}/rulesets/phases/${CUSTOM}/entrypoint`);
+    expect(put.version).toBe('1');
+    await cf.rulesets.phases.update(CUSTOM, { account_id, rules: [block('/root'), block('/more')] });
+    const got = await cf.rulesets.phases.get(CUSTOM, { account_id });
+    expect(got.kind).toBe('root');
+    expect(got.rules.map((rule) => rule.description)).toEqual(['/root', '/more']);
+    expect((await all(cf.rulesets.phases.versions.list(CUSTOM, { account_id }))).map((v) => v.version)).toEqual(['1', '2']);
+    const first = await cf.rulesets.phases.versions.get('1', { ruleset_phase: CUSTOM, account_id });
+    expect(first.rules.map((rule) => rule.description)).toEqual(['/root']);
+  });
+});
+
 describe('log push jobs and zones through the official client', () => {
   it('lists, gets, updates in part and deletes a job', async () => {
     const job = (await cf.logpush.jobs.create({ zone_id, destination_conf: 's3://logs/sdk?region=us-east-1', dataset: 'http_requests' }))!;

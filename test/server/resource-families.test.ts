@@ -369,4 +369,34 @@ describe('account rulesets and their rules', () => {
     );
     expect(managed.codes).toEqual([20200]);
   });
+
+  it('creates the account entry point of a phase on PUT, then replaces its rules, with versions by phase', async () => {
+    const phase = 'http_request_firewall_managed' as const;
+    const none = await fails(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } } }), 404);
+    expect(none.codes).toEqual([10003]);
+    const execute = { action: 'execute' as const, expression: 'true', action_parameters: { id: ids.owasp } };
+    const created = await unwrap(server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } }, body: { rules: [execute] } }));
+    expect(created).toMatchObject({ kind: 'root', phase, version: '1' });
+    const replaced = await unwrap(
+      server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } }, body: { rules: [{ ...execute, enabled: false }] } }),
+    );
+    expect(replaced).toMatchObject({ id: created.id, version: '2' });
+    expect(await unwrap(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } } }))).toEqual(replaced);
+    const versions = await unwrap(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions', { params: { path: { account_id, phase } } }));
+    expect(versions.map((v) => v.version)).toEqual(['1', '2']);
+    const first = await unwrap(
+      server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}', {
+        params: { path: { account_id, phase, ruleset_version: '1' } },
+      }),
+    );
+    expect(first.rules![0]).toMatchObject({ action: 'execute', enabled: true });
+    const bad = await fails(
+      server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { account_id, phase } },
+        body: { rules: [{ action: 'execute', expression: 'true', action_parameters: { id: 'ffffffffffffffffffffffffffffffff' } }] },
+      }),
+      400,
+    );
+    expect(bad.codes).toEqual([20200]);
+  });
 });

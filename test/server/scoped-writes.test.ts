@@ -83,6 +83,7 @@ describe('writes with credentials that do not reach the zone or account', () => 
     ['add an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules`, json('POST', { action: 'block', expression: 'true' })],
     ['change an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules/${accountRuleId}`, json('PATCH', { enabled: false })],
     ['delete an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules/${accountRuleId}`, { method: 'DELETE' }],
+    ['replace an account entry point', `/accounts/${ids.account}/rulesets/phases/http_request_firewall_custom/entrypoint`, json('PUT', { rules: [] })],
     ['delete an account ruleset', `/accounts/${ids.account}/rulesets/${accountRulesetId}`, { method: 'DELETE' }],
     ['delete an account ruleset version', `/accounts/${ids.account}/rulesets/${accountRulesetId}/versions/1`, { method: 'DELETE' }],
   ];

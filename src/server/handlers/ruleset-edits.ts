@@ -1,4 +1,4 @@
-import { notFound } from '../http/errors';
+import { noEntrypoint, notFound } from '../http/errors';
 import { noContent, type Handlers } from '../http/operations';
 import { checkRules } from '../rules/check-rules';
 import { requireAccount, requireZone } from './access';
@@ -18,6 +18,8 @@ export const rulesetEditHandlers: Pick<
   | 'createAccountRulesetRule'
   | 'updateAccountRulesetRule'
   | 'deleteAccountRulesetRule'
+  | 'getAccountEntrypointRuleset'
+  | 'updateAccountEntrypointRuleset'
 > = {
   async getZoneRuleset(context) {
     const { zone_id, ruleset_id } = context.params;
@@ -87,5 +89,25 @@ export const rulesetEditHandlers: Pick<
     const { account_id, ruleset_id, rule_id } = context.params;
     await requireAccount(context, account_id);
     return { result: toApiRuleset(await removeRule(context, accountOwner(account_id), ruleset_id, rule_id)) };
+  },
+
+  async getAccountEntrypointRuleset(context) {
+    const { account_id, phase } = context.params;
+    await requireAccount(context, account_id);
+    const ruleset = await context.store.rulesets.getEntryPoint({ account_id }, phase);
+    if (!ruleset) throw noEntrypoint(phase);
+    return { result: toApiRuleset(ruleset) };
+  },
+
+  async updateAccountEntrypointRuleset(context) {
+    const { account_id, phase } = context.params;
+    await requireAccount(context, account_id);
+    const { rules, ...rest } = context.body;
+    checkRuleList(rules);
+    const ruleset = await context.store.transaction(async (tx) => {
+      await checkRules(rules, { phase, kind: 'root', accountId: account_id, repositories: tx });
+      return (await tx.rulesets.putEntryPoint({ account_id }, phase, { ...rest, rules: toRuleInputs(rules) })).ruleset;
+    });
+    return { result: toApiRuleset(ruleset) };
   },
 };

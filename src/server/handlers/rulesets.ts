@@ -1,6 +1,6 @@
 import type { Repositories, Zone } from '../../store';
 import type { components } from '../../../generated/api';
-import { ApiError, Codes, badRequest, notFound } from '../http/errors';
+import { ApiError, Codes, badRequest, noEntrypoint, notFound } from '../http/errors';
 import type { Handlers } from '../http/operations';
 import { checkRules } from '../rules/check-rules';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';
@@ -82,7 +82,7 @@ export const rulesetHandlers: Pick<
     const { zone_id, phase } = context.params;
     await requireZone(context, zone_id);
     const ruleset = await context.store.rulesets.getEntryPoint({ zone_id }, phase);
-    if (!ruleset) throw ApiError.of(404, Codes.noEntrypoint, `could not find entrypoint ruleset in the ${phase} phase`);
+    if (!ruleset) throw noEntrypoint(phase);
     return { result: toApiRuleset(ruleset) };
   },
 

@@ -328,7 +328,7 @@ async function createRuleset(ctx: WriteContext, scope: RulesetScope, input: Rule
   await requireOwner(ctx.db, scope);
   const isEntryPoint = input.kind === entryPointKind(scope);
   if (isEntryPoint && (await entryPointRow(ctx.db, scope, input.phase)) !== undefined) {
-    throw new EntryPointExistsError('zone_id' in scope ? scope.zone_id : scope.account_id, input.phase);
+    throw new EntryPointExistsError('zone_id' in scope ? scope.zone_id : scope.account_id, input.phase, entryPointKind(scope));
   }
   const id = newId();
   try {
