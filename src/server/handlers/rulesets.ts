@@ -1,6 +1,6 @@
 import type { Repositories, Zone } from '../../store';
 import type { components } from '../../../generated/api';
-import { ApiError, Codes, badRequest, noEntrypoint, notFound } from '../http/errors';
+import { badRequest, noEntrypoint, notFound } from '../http/errors';
 import type { Handlers } from '../http/operations';
 import { checkRules } from '../rules/check-rules';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';
@@ -9,7 +9,6 @@ import { checkRuleList, patchRule, replaceRules, toApiRuleset, toRuleInputs, zon
 import { cursorListReply, pageRequest, requireAccount, requireZone } from './access';
 import { decodeCursor } from '../http/cursor';
 
-type ApiRule = components['schemas']['Rule'];
 type RulesetList = { result: components['schemas']['Ruleset'][]; result_info: components['schemas']['ResultInfo'] };
 
 const rulesetOrders = ['id', 'name', 'kind', 'phase', 'version', 'last_updated'] as const;

@@ -14,7 +14,7 @@ import { fetchPage } from '../paged-query';
 import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
-import type { RulesetRepository, RulesetWriteOptions, RuleWriteOptions } from '../store';
+import type { RulesetRepository, RulesetWriteOptions } from '../store';
 import { placeRule } from './rule-order';
 import type {
   Rule,
