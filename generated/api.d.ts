@@ -571,6 +571,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/zones/{zone_id}/rulesets/{ruleset_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a rule to a zone ruleset
+         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
+         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
+         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
+         *     the last rule is the end). The expression, action and execute references are checked as
+         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
+         */
+        post: operations["createZoneRulesetRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}": {
         parameters: {
             query?: never;
@@ -615,41 +650,6 @@ export interface paths {
          *     rule's own version as it is. The ruleset's version increases once either way.
          */
         patch: operations["updateZoneRulesetRule"];
-        trace?: never;
-    };
-    "/zones/{zone_id}/rulesets/{ruleset_id}/rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Zone identifier (32 lower-case hexadecimal characters).
-                 * @example db737a563ced53f224ff5eae44905c5e
-                 */
-                zone_id: components["parameters"]["ZoneId"];
-                /**
-                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
-                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
-                 */
-                ruleset_id: components["parameters"]["RulesetId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a rule to a zone ruleset
-         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
-         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
-         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
-         *     the last rule is the end). The expression, action and execute references are checked as
-         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
-         */
-        post: operations["createZoneRulesetRule"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/zones/{zone_id}/rulesets/{ruleset_id}/versions": {
@@ -3483,6 +3483,54 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    createZoneRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rule"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the new rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     deleteZoneRulesetRule: {
         parameters: {
             query?: never;
@@ -3561,54 +3609,6 @@ export interface operations {
                 };
             };
             /** @description Invalid request, or a merged rule that breaks the ruleset's constraints or does not parse. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-        };
-    };
-    createZoneRulesetRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Zone identifier (32 lower-case hexadecimal characters).
-                 * @example db737a563ced53f224ff5eae44905c5e
-                 */
-                zone_id: components["parameters"]["ZoneId"];
-                /**
-                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
-                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
-                 */
-                ruleset_id: components["parameters"]["RulesetId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Rule"];
-            };
-        };
-        responses: {
-            /** @description The ruleset with the new rule. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RulesetEnvelope"];
-                };
-            };
-            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
             400: {
                 headers: {
                     [name: string]: unknown;
