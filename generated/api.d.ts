@@ -125,7 +125,12 @@ export interface paths {
          */
         get: operations["listAccountRulesets"];
         put?: never;
-        post?: never;
+        /**
+         * Create an account ruleset
+         * @description Creates a ruleset of the account, at version 1, with its rules checked as on a zone. The
+         *     platform's managed rulesets cannot be created. Creation answers 200, as the real service does.
+         */
+        post: operations["createAccountRuleset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -157,7 +162,13 @@ export interface paths {
          *     to change the threshold and the action.
          */
         get: operations["getAccountRuleset"];
-        put?: never;
+        /**
+         * Replace the rules of an account ruleset
+         * @description As for a zone ruleset: the rules sent replace all existing rules, each checked, and the
+         *     version increases by one. The platform's managed rulesets cannot be written: 400 (code
+         *     20200) saying so; deploy them with an `execute` rule and override them there.
+         */
+        put: operations["updateAccountRuleset"];
         post?: never;
         /**
          * Delete an account ruleset
@@ -169,6 +180,194 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an account entry point ruleset
+         * @description The account's entry point ruleset (kind `root`) of the phase, with its rules. 404 (code
+         *     10003) when the account has none for that phase.
+         */
+        get: operations["getAccountEntrypointRuleset"];
+        /**
+         * Create or replace an account entry point ruleset
+         * @description Creates the account's entry point of the phase (kind `root`, version 1) when it has none,
+         *     else replaces its rules (the version increases by one). The rules are checked as on a zone.
+         */
+        put: operations["updateAccountEntrypointRuleset"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List the versions of an account entry point
+         * @description The versions of the account's entry point ruleset of the phase, oldest first, without rules.
+         *     404 (code 10003) when the account has no entry point for the phase. Versions are immutable: every write of the ruleset adds one, and a version can be deleted but never changed.
+         */
+        get: operations["listAccountEntrypointRulesetVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+                /**
+                 * @description A version of the ruleset, as a numeric string.
+                 * @example 2
+                 */
+                ruleset_version: components["parameters"]["RulesetVersion"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a version of an account entry point
+         * @description The account's entry point ruleset of the phase as it was at that version, with its rules then.
+         *     404 (code 10003) when the account has no entry point for the phase.
+         */
+        get: operations["getAccountEntrypointRulesetVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/{ruleset_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a rule to an account ruleset
+         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
+         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
+         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
+         *     the last rule is the end). The expression, action and execute references are checked as
+         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
+         *     Managed rulesets cannot be written (400, code 20200).
+         */
+        post: operations["createAccountRulesetRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a rule of an account ruleset
+         * @description Removes one rule; the others keep their order and versions. The ruleset's version increases
+         *     by one. Answers the whole ruleset, as the real service does.
+         */
+        delete: operations["deleteAccountRulesetRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a rule of an account ruleset
+         * @description Changes only the fields sent; the merged rule must be valid for its action. The rule's and
+         *     the ruleset's versions increase by one. Answers the whole ruleset, as the real service
+         *     does. The platform's managed rulesets cannot be written (400, code 20200): override them
+         *     in the `execute` rule that deploys them. `position` moves the rule (`{"index": 1}` makes it
+         *     first); the other rules keep their order, and a move without other changes leaves the
+         *     rule's own version as it is. The ruleset's version increases once either way.
+         */
+        patch: operations["updateAccountRulesetRule"];
         trace?: never;
     };
     "/accounts/{account_id}/rulesets/{ruleset_id}/versions": {
@@ -372,6 +571,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/zones/{zone_id}/rulesets/{ruleset_id}/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a rule to a zone ruleset
+         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
+         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
+         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
+         *     the last rule is the end). The expression, action and execute references are checked as
+         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
+         */
+        post: operations["createZoneRulesetRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}": {
         parameters: {
             query?: never;
@@ -416,41 +650,6 @@ export interface paths {
          *     rule's own version as it is. The ruleset's version increases once either way.
          */
         patch: operations["updateZoneRulesetRule"];
-        trace?: never;
-    };
-    "/zones/{zone_id}/rulesets/{ruleset_id}/rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Zone identifier (32 lower-case hexadecimal characters).
-                 * @example db737a563ced53f224ff5eae44905c5e
-                 */
-                zone_id: components["parameters"]["ZoneId"];
-                /**
-                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
-                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
-                 */
-                ruleset_id: components["parameters"]["RulesetId"];
-            };
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add a rule to a zone ruleset
-         * @description Adds one rule (a new id, version `1`) and answers the whole ruleset; its version increases
-         *     by one. Without `position` the rule goes last. `position` is `{"before": id}`,
-         *     `{"after": id}` (an empty id meaning first or last) or `{"index": n}` (1-based; one past
-         *     the last rule is the end). The expression, action and execute references are checked as
-         *     on a PUT of the whole ruleset, the ruleset's constraints included. Creation answers 200.
-         */
-        post: operations["createZoneRulesetRule"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
         trace?: never;
     };
     "/zones/{zone_id}/rulesets/{ruleset_id}/versions": {
@@ -1760,31 +1959,31 @@ export interface components {
             result: components["schemas"]["Ruleset"][];
             result_info: components["schemas"]["ResultInfo"];
         };
-        /** @description Envelope whose result is a ruleset with its rules. */
-        RulesetEnvelope: components["schemas"]["Envelope"] & {
-            result: components["schemas"]["Ruleset"];
-        };
-        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
-        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
-            result: components["schemas"]["Ruleset"][];
-        };
         /**
-         * @description A new zone ruleset. `kind: zone` creates the entry point of the phase; a zone has at most one
-         *     (a second one is refused with 400, code 20217). `kind: custom` creates a custom ruleset.
+         * @description A new account ruleset. `kind: root` creates the account's entry point of the phase (at most
+         *     one per phase: a second is refused with 400, code 20217); `kind: custom` a custom ruleset.
          */
-        RulesetCreate: {
+        AccountRulesetCreate: {
             name: string;
             description?: string;
             /** @enum {string} */
-            kind: "zone" | "custom";
+            kind: "root" | "custom";
             phase: components["schemas"]["Phase"];
             rules?: components["schemas"]["Rule"][];
+        };
+        /** @description Envelope whose result is a ruleset with its rules. */
+        RulesetEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Ruleset"];
         };
         /** @description The rules sent replace all existing rules; `name` and `description` may change too. Nothing else is accepted. */
         RulesetUpdate: {
             name?: string;
             description?: string;
             rules: components["schemas"]["Rule"][];
+        };
+        /** @description Envelope whose result is every kept version of a ruleset, oldest first, without rules. */
+        RulesetVersionListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Ruleset"][];
         };
         /**
          * @description Fields of one rule to change; the rest stay. The merged rule must be valid for its action
@@ -1801,6 +2000,18 @@ export interface components {
             description?: components["schemas"]["RuleDescription"];
             ref?: components["schemas"]["RuleRef"];
             enabled?: boolean;
+        };
+        /**
+         * @description A new zone ruleset. `kind: zone` creates the entry point of the phase; a zone has at most one
+         *     (a second one is refused with 400, code 20217). `kind: custom` creates a custom ruleset.
+         */
+        RulesetCreate: {
+            name: string;
+            description?: string;
+            /** @enum {string} */
+            kind: "zone" | "custom";
+            phase: components["schemas"]["Phase"];
+            rules?: components["schemas"]["Rule"][];
         };
         /** @description A log push job. */
         LogpushJob: {
@@ -2497,13 +2708,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description Deleted; no body, as the real service answers. */
-        NoContent: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content?: never;
-        };
         /** @description Invalid request, or a managed ruleset (which cannot be changed or deleted). */
         ManagedRulesetRefused: {
             headers: {
@@ -2512,6 +2716,13 @@ export interface components {
             content: {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
+        };
+        /** @description Deleted; no body, as the real service answers. */
+        NoContent: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content?: never;
         };
         /** @description Every kept version of the ruleset, oldest first, without rules. */
         RulesetVersions: {
@@ -2670,15 +2881,20 @@ export interface components {
          */
         RulesetId: components["schemas"]["Identifier"];
         /**
+         * @description Phase of the entry point ruleset.
+         * @example http_request_firewall_managed
+         */
+        Phase: components["schemas"]["Phase"];
+        /**
          * @description A version of the ruleset, as a numeric string.
          * @example 2
          */
         RulesetVersion: components["schemas"]["VersionString"];
         /**
-         * @description Phase of the entry point ruleset.
-         * @example http_request_firewall_managed
+         * @description Rule identifier (32 lower-case hexadecimal characters).
+         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
          */
-        Phase: components["schemas"]["Phase"];
+        RuleId: components["schemas"]["Identifier"];
         /**
          * @description Starts or finishes the migration to the new WAF managed rules (see WAF Migration).
          *     `pending` (or `1`) finishes the migration with the configuration sent; `validation`
@@ -2691,11 +2907,6 @@ export interface components {
          * @example 1
          */
         PhaseTwo: "1";
-        /**
-         * @description Rule identifier (32 lower-case hexadecimal characters).
-         * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
-         */
-        RuleId: components["schemas"]["Identifier"];
         /**
          * @description Log push job identifier (an integer).
          * @example 1
@@ -3056,6 +3267,49 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    createAccountRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRulesetCreate"];
+            };
+        };
+        responses: {
+            /** @description The created ruleset. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, invalid rules, or an entry point already exists for that phase (code 20217). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     getAccountRuleset: {
         parameters: {
             query?: never;
@@ -3090,6 +3344,46 @@ export interface operations {
             404: components["responses"]["NotFound"];
         };
     };
+    updateAccountRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulesetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated ruleset with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["ManagedRulesetRefused"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     deleteAccountRuleset: {
         parameters: {
             query?: never;
@@ -3114,6 +3408,285 @@ export interface operations {
             400: components["responses"]["ManagedRulesetRefused"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+        };
+    };
+    getAccountEntrypointRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry point with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAccountEntrypointRuleset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulesetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The entry point with its rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listAccountEntrypointRulesetVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RulesetVersions"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getAccountEntrypointRulesetVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Phase of the entry point ruleset.
+                 * @example http_request_firewall_managed
+                 */
+                phase: components["parameters"]["Phase"];
+                /**
+                 * @description A version of the ruleset, as a numeric string.
+                 * @example 2
+                 */
+                ruleset_version: components["parameters"]["RulesetVersion"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["RulesetVersion"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rule"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the new rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The ruleset without the rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            400: components["responses"]["ManagedRulesetRefused"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAccountRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+                /**
+                 * @description Rule identifier (32 lower-case hexadecimal characters).
+                 * @example 1bd5b4b3a7d64bc2a3bea3c1a9bb3b52
+                 */
+                rule_id: components["parameters"]["RuleId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulePatch"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the updated rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, or a merged rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listAccountRulesetVersions: {
@@ -3515,6 +4088,54 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaType"];
         };
     };
+    createZoneRulesetRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
+                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
+                 */
+                ruleset_id: components["parameters"]["RulesetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Rule"];
+            };
+        };
+        responses: {
+            /** @description The ruleset with the new rule. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RulesetEnvelope"];
+                };
+            };
+            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     deleteZoneRulesetRule: {
         parameters: {
             query?: never;
@@ -3593,54 +4214,6 @@ export interface operations {
                 };
             };
             /** @description Invalid request, or a merged rule that breaks the ruleset's constraints or does not parse. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-        };
-    };
-    createZoneRulesetRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Zone identifier (32 lower-case hexadecimal characters).
-                 * @example db737a563ced53f224ff5eae44905c5e
-                 */
-                zone_id: components["parameters"]["ZoneId"];
-                /**
-                 * @description Ruleset identifier (32 lower-case hexadecimal characters).
-                 * @example 4814384a9e5d4991b9815dcfc25d2f1f
-                 */
-                ruleset_id: components["parameters"]["RulesetId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["Rule"];
-            };
-        };
-        responses: {
-            /** @description The ruleset with the new rule. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RulesetEnvelope"];
-                };
-            };
-            /** @description Invalid request, a position outside the ruleset, or a rule that breaks the ruleset's constraints or does not parse. */
             400: {
                 headers: {
                     [name: string]: unknown;

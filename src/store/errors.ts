@@ -45,6 +45,8 @@ export class EntryPointExistsError extends StoreError {
   constructor(
     readonly owner_id: string,
     readonly phase: string,
+    /** `zone` in a zone, `root` in an account. */
+    readonly kind: 'zone' | 'root' = 'zone',
   ) {
     super(`an entry point ruleset for phase ${phase} already exists in ${owner_id}`);
   }

@@ -11,6 +11,8 @@ const owasp = '4814384a9e5d4991b9815dcfc25d2f1f';
 const pro = '9d6991f5ca85bf43524971c922c4bcfc';
 const proEntryPoint = '942dcaba0b1a1d77db8b4463785b3c84';
 const customRuleset = 'c2f0a7d94b1e4e6f9a3d5b8c7e6f1a20';
+const accountRuleset = '6b1d3f5a7c9e4b2d8f0a1c3e5b7d9f2a';
+const accountRule = '8d2e4f6a1b3c4d5e9f7a6b5c4d3e2f1a';
 const doc = loadBundle();
 
 let mock: RunningMock;
@@ -105,6 +107,54 @@ const calls: Record<string, () => Promise<unknown>> = {
         params: { path: { zone_id: pro, ruleset_id: customRuleset, rule_id: '3e0b5f6a7c8d4e9fa0b1c2d3e4f5a6b7' } },
       }),
     ),
+  createAccountRuleset: () =>
+    unwrap(
+      api.POST('/accounts/{account_id}/rulesets', {
+        params: { path: { account_id: account } },
+        body: { name: 'Shared blocks', kind: 'custom', phase: 'http_request_firewall_custom' },
+      }),
+    ),
+  updateAccountRuleset: () =>
+    unwrap(api.PUT('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id: account, ruleset_id: accountRuleset } }, body: { rules: [] } })),
+  createAccountRulesetRule: () =>
+    unwrap(
+      api.POST('/accounts/{account_id}/rulesets/{ruleset_id}/rules', {
+        params: { path: { account_id: account, ruleset_id: accountRuleset } },
+        body: { action: 'block', expression: 'ip.src in {198.51.100.0/24}' },
+      }),
+    ),
+  updateAccountRulesetRule: () =>
+    unwrap(
+      api.PATCH('/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}', {
+        params: { path: { account_id: account, ruleset_id: accountRuleset, rule_id: accountRule } },
+        body: { enabled: false },
+      }),
+    ),
+  deleteAccountRulesetRule: () =>
+    unwrap(
+      api.DELETE('/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}', {
+        params: { path: { account_id: account, ruleset_id: accountRuleset, rule_id: accountRule } },
+      }),
+    ),
+  getAccountEntrypointRuleset: () =>
+    unwrap(api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id: account, phase: 'http_request_firewall_custom' } } })),
+  updateAccountEntrypointRuleset: () =>
+    unwrap(
+      api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { account_id: account, phase: 'http_request_firewall_custom' } },
+        body: { rules: [] },
+      }),
+    ),
+  listAccountEntrypointRulesetVersions: () =>
+    unwrap(
+      api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions', { params: { path: { account_id: account, phase: 'http_request_firewall_custom' } } }),
+    ),
+  getAccountEntrypointRulesetVersion: () =>
+    unwrap(
+      api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}', {
+        params: { path: { account_id: account, phase: 'http_request_firewall_custom', ruleset_version: '1' } },
+      }),
+    ),
   listZoneRulesetVersions: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}/versions', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
   getZoneRulesetVersion: () =>
     unwrap(
@@ -189,7 +239,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(50);
+    expect(operations).toHaveLength(59);
   });
 
   for (const op of operations) {

@@ -120,6 +120,7 @@ interface ProZoneIds {
   /** Account rulesets of their own: one to delete, one at version 2 whose version 1 is deleted. */
   accountScratch: string;
   accountVersioned: string;
+  accountRule: string;
 }
 
 function validRequests(pro: ProZoneIds): ValidRequests {
@@ -169,6 +170,27 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     getZoneRuleset: { params: { zone_id, ruleset_id: pro.scratchRuleset } },
     deleteZoneRuleset: { params: { zone_id, ruleset_id: pro.scratchRuleset } },
     deleteAccountRuleset: { params: { account_id: ids.account, ruleset_id: pro.accountScratch } },
+    createAccountRuleset: {
+      params: { account_id: ids.account },
+      body: { name: 'Shared blocks', kind: 'custom', phase: 'http_request_firewall_custom', rules: [{ action: 'block', expression: 'ip.src in {198.51.100.0/24}' }] },
+    },
+    updateAccountRuleset: {
+      params: { account_id: ids.account, ruleset_id: pro.accountVersioned },
+      body: { rules: [{ id: pro.accountRule, action: 'block', expression: 'ip.src in {198.51.100.0/24}' }] },
+    },
+    createAccountRulesetRule: {
+      params: { account_id: ids.account, ruleset_id: pro.accountVersioned },
+      body: { action: 'log', expression: 'http.request.uri.path eq "/audit"', position: { after: '' } },
+    },
+    updateAccountRulesetRule: { params: { account_id: ids.account, ruleset_id: pro.accountVersioned, rule_id: pro.accountRule }, body: { enabled: false } },
+    getAccountEntrypointRuleset: { params: { account_id: ids.account, phase: 'http_request_firewall_custom' } },
+    updateAccountEntrypointRuleset: {
+      params: { account_id: ids.account, phase: 'http_request_firewall_custom' },
+      body: { rules: [{ action: 'block', expression: 'ip.src in {198.51.100.0/24}' }] },
+    },
+    listAccountEntrypointRulesetVersions: { params: { account_id: ids.account, phase: 'http_request_firewall_custom' } },
+    getAccountEntrypointRulesetVersion: { params: { account_id: ids.account, phase: 'http_request_firewall_custom', ruleset_version: '1' } },
+    deleteAccountRulesetRule: { params: { account_id: ids.account, ruleset_id: pro.accountVersioned, rule_id: pro.accountRule } },
     createZoneRulesetRule: {
       params: { zone_id, ruleset_id: pro.editedRuleset },
       body: { action: 'block', expression: 'http.request.uri.path eq "/private"', description: 'No private', position: { index: 1 } },
@@ -703,6 +725,7 @@ beforeAll(async () => {
   const accountScratch = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Account scratch', kind: 'custom', phase: 'http_request_firewall_custom' });
   const versioned = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Versioned', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/c')] });
   await server.store.rulesets.addRule({ account_id: ids.account }, versioned.id, block('/d'));
+  await server.store.rulesets.putEntryPoint({ account_id: ids.account }, 'http_request_firewall_custom', { rules: [block('/e')] });
   valid = validRequests({
     managedEntryPoint: managed.id,
     owaspExecuteRule: owaspRule!.id!,
@@ -712,6 +735,7 @@ beforeAll(async () => {
     editedRule: edited.rules[1]!.id,
     accountScratch: accountScratch.id,
     accountVersioned: versioned.id,
+    accountRule: versioned.rules[0]!.id,
   });
   for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
 });
@@ -723,7 +747,7 @@ afterAll(async () => {
 describe('the document', () => {
   it('has the operations this sweep was written against, each with a valid request', () => {
     // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
-    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '' };
+    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '' };
     const known = Object.keys(validRequests(blank)).sort();
     expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
   });
@@ -853,7 +877,7 @@ describe('unknown routes', () => {
     '/zone',
     `/zones/${ids.proZone}/nope`,
     `/zones/${ids.proZone}/rulesets/phases/http_request_firewall_managed/entrypoint/rules`,
-    `/accounts/${ids.account}/rulesets/${ids.owasp}/rules`,
+    `/accounts/${ids.account}/rulesets/${ids.owasp}/rules/nope/more`,
     `/accounts/${ids.account}`,
     `/user/invites`,
     '',

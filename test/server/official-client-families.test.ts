@@ -1,6 +1,6 @@
 // The official client library (npm `cloudflare`), unchanged, driving every family of calls
 // around the specification's table end to end: rulesets read and deleted, rules added, moved
-// and deleted, ruleset and entry point versions, account managed ruleset versions, log push
+// and deleted (in zones and accounts), ruleset and entry point versions, account managed ruleset versions, log push
 // jobs listed, read, updated and deleted, the zone list with its filters and paging, and
 // how-to 3 completed idempotently with `logpush.jobs.update`. Retries are off.
 import type Cloudflare from 'cloudflare';
@@ -95,6 +95,41 @@ describe('rulesets, rules and versions through the official client', () => {
     const owaspOne = await cf.rulesets.versions.get('1', { ruleset_id: ids.owasp, account_id: ids.account });
     expect(owaspOne.kind).toBe('managed');
     expect(await refusal(cf.rulesets.delete(ids.owasp, { account_id: ids.account }))).toMatchObject({ status: 400, codes: [20200] });
+  });
+});
+
+describe('account rulesets through the official client', () => {
+  it('creates, updates, adds, edits and deletes rules of an account ruleset, then deletes it', async () => {
+    const account_id = ids.account;
+    const created = await asRuleset(cf.rulesets.create({ account_id, name: 'sdk shared', kind: 'custom', phase: CUSTOM, rules: [block('/a')] }));
+    expect(lastSent().url.pathname).toBe(`/client/v4/accounts/${account_id}/rulesets`);
+    const updated = await asRuleset(cf.rulesets.update(created.id, { account_id, rules: [block('/b')] }));
+    expect(descriptions(updated)).toEqual(['/b']);
+    const added = await asRuleset(cf.rulesets.rules.create(created.id, { account_id, ...block('/c'), position: { before: '' } }));
+    expect(descriptions(added)).toEqual(['/c', '/b']);
+    const edited = await asRuleset(cf.rulesets.rules.edit(added.rules[0]!.id!, { ruleset_id: created.id, account_id, action: 'block', enabled: false }));
+    expect(edited.rules[0]).toMatchObject({ description: '/c', enabled: false });
+    const removed = await asRuleset(cf.rulesets.rules.delete(added.rules[0]!.id!, { ruleset_id: created.id, account_id }));
+    expect(descriptions(removed)).toEqual(['/b']);
+    expect(removed.version).toBe('5');
+    await cf.rulesets.delete(created.id, { account_id });
+    expect(await refusal(cf.rulesets.get(created.id, { account_id }))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('account entry points through the official client', () => {
+  it('creates and reads the account entry point of a phase, and lists its versions', async () => {
+    const account_id = ids.account;
+    const put = await asRuleset(cf.rulesets.phases.update(CUSTOM, { account_id, rules: [block('/root')] }));
+    expect(lastSent().url.pathname).toBe(`/client/v4/accounts/${account_id}/rulesets/phases/${CUSTOM}/entrypoint`);
+    expect(put.version).toBe('1');
+    await cf.rulesets.phases.update(CUSTOM, { account_id, rules: [block('/root'), block('/more')] });
+    const got = await cf.rulesets.phases.get(CUSTOM, { account_id });
+    expect(got.kind).toBe('root');
+    expect(got.rules.map((rule) => rule.description)).toEqual(['/root', '/more']);
+    expect((await all(cf.rulesets.phases.versions.list(CUSTOM, { account_id }))).map((v) => v.version)).toEqual(['1', '2']);
+    const first = await cf.rulesets.phases.versions.get('1', { ruleset_phase: CUSTOM, account_id });
+    expect(first.rules.map((rule) => rule.description)).toEqual(['/root']);
   });
 });
 

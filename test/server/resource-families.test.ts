@@ -314,3 +314,89 @@ describe('the zone list', () => {
     }
   });
 });
+
+describe('account rulesets and their rules', () => {
+  const account_id = ids.account;
+
+  it('creates an account ruleset, replaces, adds, moves and deletes its rules, one version each', async () => {
+    const created = await unwrap(
+      server.api.POST('/accounts/{account_id}/rulesets', {
+        params: { path: { account_id } },
+        body: { name: 'shared', kind: 'custom', phase: CUSTOM, rules: [block('/a')] },
+      }),
+    );
+    expect(created).toMatchObject({ kind: 'custom', phase: CUSTOM, version: '1' });
+    const path = { account_id, ruleset_id: created.id };
+    const replaced = await unwrap(
+      server.api.PUT('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path }, body: { rules: [{ id: created.rules![0]!.id, ...block('/a') }, block('/b')] } }),
+    );
+    expect(descriptions(replaced)).toEqual(['/a', '/b']);
+    const added = await unwrap(
+      server.api.POST('/accounts/{account_id}/rulesets/{ruleset_id}/rules', { params: { path }, body: { ...block('/first'), position: { index: 1 } } }),
+    );
+    expect(descriptions(added)).toEqual(['/first', '/a', '/b']);
+    const ruleId = added.rules![2]!.id!;
+    const moved = await unwrap(
+      server.api.PATCH('/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}', { params: { path: { ...path, rule_id: ruleId } }, body: { position: { before: '' } } }),
+    );
+    expect(descriptions(moved)).toEqual(['/b', '/first', '/a']);
+    const removed = await unwrap(server.api.DELETE('/accounts/{account_id}/rulesets/{ruleset_id}/rules/{rule_id}', { params: { path: { ...path, rule_id: ruleId } } }));
+    expect(descriptions(removed)).toEqual(['/first', '/a']);
+    expect(removed.version).toBe('5');
+    const versions = await unwrap(server.api.GET('/accounts/{account_id}/rulesets/{ruleset_id}/versions', { params: { path } }));
+    expect(versions.map((v) => v.version)).toEqual(['1', '2', '3', '4', '5']);
+    expect((await server.fetch(`/accounts/${account_id}/rulesets/${created.id}/versions/1`, { method: 'DELETE', headers: bearer() })).status).toBe(204);
+    expect((await server.fetch(`/accounts/${account_id}/rulesets/${created.id}`, { method: 'DELETE', headers: bearer() })).status).toBe(204);
+    await fails(server.api.GET('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path } }), 404);
+  });
+
+  it('allows one account entry point per phase, and checks rules as on a zone', async () => {
+    const root = await unwrap(server.api.POST('/accounts/{account_id}/rulesets', { params: { path: { account_id } }, body: { name: 'root', kind: 'root', phase: CUSTOM } }));
+    expect(root.kind).toBe('root');
+    const second = await fails(server.api.POST('/accounts/{account_id}/rulesets', { params: { path: { account_id } }, body: { name: 'again', kind: 'root', phase: CUSTOM } }), 400);
+    expect(second.codes).toEqual([20217]);
+    const parse = await fails(
+      server.api.POST('/accounts/{account_id}/rulesets/{ruleset_id}/rules', {
+        params: { path: { account_id, ruleset_id: root.id } },
+        body: { action: 'block', expression: 'http.host eq' },
+      }),
+      400,
+    );
+    expect(parse.codes).toEqual([10026]);
+    const managed = await fails(
+      server.api.PUT('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id, ruleset_id: ids.owasp } }, body: { rules: [] } }),
+      400,
+    );
+    expect(managed.codes).toEqual([20200]);
+  });
+
+  it('creates the account entry point of a phase on PUT, then replaces its rules, with versions by phase', async () => {
+    const phase = 'http_request_firewall_managed' as const;
+    const none = await fails(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } } }), 404);
+    expect(none.codes).toEqual([10003]);
+    const execute = { action: 'execute' as const, expression: 'true', action_parameters: { id: ids.owasp } };
+    const created = await unwrap(server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } }, body: { rules: [execute] } }));
+    expect(created).toMatchObject({ kind: 'root', phase, version: '1' });
+    const replaced = await unwrap(
+      server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } }, body: { rules: [{ ...execute, enabled: false }] } }),
+    );
+    expect(replaced).toMatchObject({ id: created.id, version: '2' });
+    expect(await unwrap(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', { params: { path: { account_id, phase } } }))).toEqual(replaced);
+    const versions = await unwrap(server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions', { params: { path: { account_id, phase } } }));
+    expect(versions.map((v) => v.version)).toEqual(['1', '2']);
+    const first = await unwrap(
+      server.api.GET('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}', {
+        params: { path: { account_id, phase, ruleset_version: '1' } },
+      }),
+    );
+    expect(first.rules![0]).toMatchObject({ action: 'execute', enabled: true });
+    const bad = await fails(
+      server.api.PUT('/accounts/{account_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { account_id, phase } },
+        body: { rules: [{ action: 'execute', expression: 'true', action_parameters: { id: 'ffffffffffffffffffffffffffffffff' } }] },
+      }),
+      400,
+    );
+    expect(bad.codes).toEqual([20200]);
+  });
+});

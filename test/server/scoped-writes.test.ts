@@ -18,6 +18,7 @@ let rulesetId: string;
 let ruleId: string;
 let jobId: number;
 let accountRulesetId: string;
+let accountRuleId: string;
 
 beforeAll(async () => {
   server = await startServer({
@@ -45,6 +46,7 @@ beforeAll(async () => {
   const own = await server.store.rulesets.create({ account_id: ids.account }, { name: 'own', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/x')] });
   await server.store.rulesets.addRule({ account_id: ids.account }, own.id, block('/y'));
   accountRulesetId = own.id;
+  accountRuleId = own.rules[0]!.id;
 });
 afterAll(async () => {
   await server.stop();
@@ -59,6 +61,7 @@ async function state(): Promise<string> {
     `/zones/${zone}/rulesets/${rulesetId}/versions`,
     `/zones/${zone}/logpush/jobs`,
     `/accounts/${ids.account}/rulesets/${accountRulesetId}/versions`,
+    `/accounts/${ids.account}/rulesets`,
   ];
   return (await Promise.all(reads.map(async (path) => (await server.fetch(path, { headers: bearer() })).text()))).join('\n');
 }
@@ -75,6 +78,12 @@ describe('writes with credentials that do not reach the zone or account', () => 
     ['delete a job', `/zones/${zone}/logpush/jobs/${jobId}`, { method: 'DELETE' }],
   ];
   const accountWrites = (): [string, string, RequestInit][] => [
+    ['create an account ruleset', `/accounts/${ids.account}/rulesets`, json('POST', { name: 'x', kind: 'custom', phase: 'http_request_firewall_custom' })],
+    ['replace an account ruleset', `/accounts/${ids.account}/rulesets/${accountRulesetId}`, json('PUT', { rules: [] })],
+    ['add an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules`, json('POST', { action: 'block', expression: 'true' })],
+    ['change an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules/${accountRuleId}`, json('PATCH', { enabled: false })],
+    ['delete an account rule', `/accounts/${ids.account}/rulesets/${accountRulesetId}/rules/${accountRuleId}`, { method: 'DELETE' }],
+    ['replace an account entry point', `/accounts/${ids.account}/rulesets/phases/http_request_firewall_custom/entrypoint`, json('PUT', { rules: [] })],
     ['delete an account ruleset', `/accounts/${ids.account}/rulesets/${accountRulesetId}`, { method: 'DELETE' }],
     ['delete an account ruleset version', `/accounts/${ids.account}/rulesets/${accountRulesetId}/versions/1`, { method: 'DELETE' }],
   ];

@@ -1,25 +1,25 @@
-import type { components } from '../../../generated/api';
-import type { RuleWriteOptions } from '../../store';
-import { notFound } from '../http/errors';
+import { noEntrypoint, notFound } from '../http/errors';
 import { noContent, type Handlers } from '../http/operations';
 import { checkRules } from '../rules/check-rules';
 import { requireAccount, requireZone } from './access';
-import { toApiRuleset, toRuleInputs, zoneRuleset } from './rulesets';
+import { addRule, checkRuleList, patchRule, removeRule, replaceRules, toApiRuleset, toRuleInputs, accountOwner, zoneOwner } from './ruleset-writes';
 
-type ApiRule = components['schemas']['Rule'];
 
-/** `position` as the store takes it (the document lets exactly one member through); absent means the default place. */
-export function placement(position: components['schemas']['RulePosition'] | undefined): RuleWriteOptions {
-  if (position === undefined) return {};
-  if (position.index !== undefined) return { position: { index: position.index } };
-  if (position.before !== undefined) return { position: { before: position.before } };
-  return { position: { after: position.after ?? '' } };
-}
-
-/** Reading, deleting and adding or removing single rules of rulesets. */
+/** Rulesets read, created and deleted, and single rules added, changed and removed, in zones and accounts. */
 export const rulesetEditHandlers: Pick<
   Handlers,
-  'getZoneRuleset' | 'deleteZoneRuleset' | 'deleteAccountRuleset' | 'createZoneRulesetRule' | 'deleteZoneRulesetRule'
+  | 'getZoneRuleset'
+  | 'deleteZoneRuleset'
+  | 'createZoneRulesetRule'
+  | 'deleteZoneRulesetRule'
+  | 'createAccountRuleset'
+  | 'updateAccountRuleset'
+  | 'deleteAccountRuleset'
+  | 'createAccountRulesetRule'
+  | 'updateAccountRulesetRule'
+  | 'deleteAccountRulesetRule'
+  | 'getAccountEntrypointRuleset'
+  | 'updateAccountEntrypointRuleset'
 > = {
   async getZoneRuleset(context) {
     const { zone_id, ruleset_id } = context.params;
@@ -36,6 +36,36 @@ export const rulesetEditHandlers: Pick<
     return noContent;
   },
 
+  async createZoneRulesetRule(context) {
+    const zone = await requireZone(context, context.params.zone_id);
+    return { result: toApiRuleset(await addRule(context, zoneOwner(zone), context.params.ruleset_id, context.body)) };
+  },
+
+  async deleteZoneRulesetRule(context) {
+    const { zone_id, ruleset_id, rule_id } = context.params;
+    const zone = await requireZone(context, zone_id);
+    return { result: toApiRuleset(await removeRule(context, zoneOwner(zone), ruleset_id, rule_id)) };
+  },
+
+  async createAccountRuleset(context) {
+    const { account_id } = context.params;
+    await requireAccount(context, account_id);
+    const body = context.body;
+    const rules = body.rules ?? [];
+    checkRuleList(rules);
+    const ruleset = await context.store.transaction(async (tx) => {
+      await checkRules(rules, { phase: body.phase, kind: body.kind, accountId: account_id, repositories: tx });
+      return tx.rulesets.create({ account_id }, { ...body, rules: toRuleInputs(rules) });
+    });
+    return { result: toApiRuleset(ruleset) };
+  },
+
+  async updateAccountRuleset(context) {
+    const { account_id, ruleset_id } = context.params;
+    await requireAccount(context, account_id);
+    return { result: toApiRuleset(await replaceRules(context, accountOwner(account_id), ruleset_id, context.body)) };
+  },
+
   async deleteAccountRuleset(context) {
     const { account_id, ruleset_id } = context.params;
     await requireAccount(context, account_id);
@@ -43,31 +73,40 @@ export const rulesetEditHandlers: Pick<
     return noContent;
   },
 
-  async createZoneRulesetRule(context) {
-    const { zone_id, ruleset_id } = context.params;
-    const zone = await requireZone(context, zone_id);
-    const { position, ...rule } = context.body;
-    const [input] = toRuleInputs([{ ...rule, id: '' } as ApiRule]);
-    const ruleset = await context.store.transaction(async (tx) => {
-      const current = await zoneRuleset(context, tx, zone, ruleset_id);
-      // The ruleset as it will be, checked as a PUT of it would be (constraints across rules included).
-      const added = current.rules.length;
-      await checkRules(
-        [...current.rules, input!],
-        { phase: current.phase, kind: current.kind, accountId: zone.account.id, repositories: tx },
-        (i) => (i === added ? 'rule' : `rules[${i}]`),
-      );
-      return tx.rulesets.addRule({ zone_id }, ruleset_id, input!, placement(position));
-    });
+  async createAccountRulesetRule(context) {
+    const { account_id, ruleset_id } = context.params;
+    await requireAccount(context, account_id);
+    return { result: toApiRuleset(await addRule(context, accountOwner(account_id), ruleset_id, context.body)) };
+  },
+
+  async updateAccountRulesetRule(context) {
+    const { account_id, ruleset_id, rule_id } = context.params;
+    await requireAccount(context, account_id);
+    return { result: toApiRuleset(await patchRule(context, accountOwner(account_id), ruleset_id, rule_id, context.body)) };
+  },
+
+  async deleteAccountRulesetRule(context) {
+    const { account_id, ruleset_id, rule_id } = context.params;
+    await requireAccount(context, account_id);
+    return { result: toApiRuleset(await removeRule(context, accountOwner(account_id), ruleset_id, rule_id)) };
+  },
+
+  async getAccountEntrypointRuleset(context) {
+    const { account_id, phase } = context.params;
+    await requireAccount(context, account_id);
+    const ruleset = await context.store.rulesets.getEntryPoint({ account_id }, phase);
+    if (!ruleset) throw noEntrypoint(phase);
     return { result: toApiRuleset(ruleset) };
   },
 
-  async deleteZoneRulesetRule(context) {
-    const { zone_id, ruleset_id, rule_id } = context.params;
-    const zone = await requireZone(context, zone_id);
+  async updateAccountEntrypointRuleset(context) {
+    const { account_id, phase } = context.params;
+    await requireAccount(context, account_id);
+    const { rules, ...rest } = context.body;
+    checkRuleList(rules);
     const ruleset = await context.store.transaction(async (tx) => {
-      await zoneRuleset(context, tx, zone, ruleset_id);
-      return tx.rulesets.deleteRule({ zone_id }, ruleset_id, rule_id);
+      await checkRules(rules, { phase, kind: 'root', accountId: account_id, repositories: tx });
+      return (await tx.rulesets.putEntryPoint({ account_id }, phase, { ...rest, rules: toRuleInputs(rules) })).ruleset;
     });
     return { result: toApiRuleset(ruleset) };
   },

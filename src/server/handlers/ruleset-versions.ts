@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/api';
 import type { RulesetScope } from '../../store';
-import { ApiError, Codes, notFound } from '../http/errors';
+import { noEntrypoint, notFound } from '../http/errors';
 import { noContent, type Context, type Handlers, type OperationId } from '../http/operations';
 import { requireAccount, requireZone } from './access';
-import { toApiRuleset } from './rulesets';
+import { toApiRuleset } from './ruleset-writes';
 
 async function versionList<O extends OperationId>(context: Context<O>, scope: RulesetScope, rulesetId: string) {
   const versions = await context.store.rulesets.listVersions(scope, rulesetId);
@@ -18,10 +18,10 @@ async function oneVersion<O extends OperationId>(context: Context<O>, scope: Rul
   return { result: toApiRuleset(ruleset) };
 }
 
-/** The zone's entry point of a phase: 404 (10003) when it has none, as on the entry point itself. */
-async function entryPointId<O extends OperationId>(context: Context<O>, zoneId: string, phase: string): Promise<string> {
-  const entryPoint = await context.store.rulesets.getEntryPoint({ zone_id: zoneId }, phase);
-  if (!entryPoint) throw ApiError.of(404, Codes.noEntrypoint, `could not find entrypoint ruleset in the ${phase} phase`);
+/** The entry point of a phase: 404 (10003) when there is none, as on the entry point itself. */
+async function entryPointId<O extends OperationId>(context: Context<O>, scope: RulesetScope, phase: string): Promise<string> {
+  const entryPoint = await context.store.rulesets.getEntryPoint(scope, phase);
+  if (!entryPoint) throw noEntrypoint(phase);
   return entryPoint.id;
 }
 
@@ -35,6 +35,8 @@ export const rulesetVersionHandlers: Pick<
   | 'listAccountRulesetVersions'
   | 'getAccountRulesetVersion'
   | 'deleteAccountRulesetVersion'
+  | 'listAccountEntrypointRulesetVersions'
+  | 'getAccountEntrypointRulesetVersion'
 > = {
   async listZoneRulesetVersions(context) {
     const { zone_id, ruleset_id } = context.params;
@@ -58,13 +60,13 @@ export const rulesetVersionHandlers: Pick<
   async listZoneEntrypointRulesetVersions(context) {
     const { zone_id, phase } = context.params;
     await requireZone(context, zone_id);
-    return versionList(context, { zone_id }, await entryPointId(context, zone_id, phase));
+    return versionList(context, { zone_id }, await entryPointId(context, { zone_id }, phase));
   },
 
   async getZoneEntrypointRulesetVersion(context) {
     const { zone_id, phase, ruleset_version } = context.params;
     await requireZone(context, zone_id);
-    return oneVersion(context, { zone_id }, await entryPointId(context, zone_id, phase), ruleset_version);
+    return oneVersion(context, { zone_id }, await entryPointId(context, { zone_id }, phase), ruleset_version);
   },
 
   async listAccountRulesetVersions(context) {
@@ -84,5 +86,17 @@ export const rulesetVersionHandlers: Pick<
     await requireAccount(context, account_id);
     await context.store.rulesets.deleteVersion({ account_id }, ruleset_id, ruleset_version);
     return noContent;
+  },
+
+  async listAccountEntrypointRulesetVersions(context) {
+    const { account_id, phase } = context.params;
+    await requireAccount(context, account_id);
+    return versionList(context, { account_id }, await entryPointId(context, { account_id }, phase));
+  },
+
+  async getAccountEntrypointRulesetVersion(context) {
+    const { account_id, phase, ruleset_version } = context.params;
+    await requireAccount(context, account_id);
+    return oneVersion(context, { account_id }, await entryPointId(context, { account_id }, phase), ruleset_version);
   },
 };

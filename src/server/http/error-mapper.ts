@@ -109,7 +109,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
   if (error instanceof NotFoundError) return notFound(request.path);
   if (error instanceof EntryPointExistsError) {
     return badRequest(
-      `'zone' is not a valid value for kind because exceeded maximum number of zone rulesets for phase ${error.phase}`,
+      `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,
       Codes.duplicatePhase,
     );
   }

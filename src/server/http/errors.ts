@@ -50,6 +50,11 @@ export const Codes = {
   previousWafGone: 20307,
 } as const;
 
+/** 404 (10003) for a phase without an entry point ruleset, as the real service answers it. */
+export function noEntrypoint(phase: string): ApiError {
+  return ApiError.of(404, Codes.noEntrypoint, `could not find entrypoint ruleset in the ${phase} phase`);
+}
+
 /** 404 as the real service answers an unknown route or object. */
 export function notFound(path: string): ApiError {
   return new ApiError(404, [

@@ -14,7 +14,7 @@ import { fetchPage } from '../paged-query';
 import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
-import type { RulesetRepository, RulesetWriteOptions, RuleWriteOptions } from '../store';
+import type { RulesetRepository, RulesetWriteOptions } from '../store';
 import { placeRule } from './rule-order';
 import type {
   Rule,
@@ -328,7 +328,7 @@ async function createRuleset(ctx: WriteContext, scope: RulesetScope, input: Rule
   await requireOwner(ctx.db, scope);
   const isEntryPoint = input.kind === entryPointKind(scope);
   if (isEntryPoint && (await entryPointRow(ctx.db, scope, input.phase)) !== undefined) {
-    throw new EntryPointExistsError('zone_id' in scope ? scope.zone_id : scope.account_id, input.phase);
+    throw new EntryPointExistsError('zone_id' in scope ? scope.zone_id : scope.account_id, input.phase, entryPointKind(scope));
   }
   const id = newId();
   try {
