@@ -21,7 +21,7 @@ const TYPICAL = [
 
 /** A realistic rule at the length limit: a long block list plus path and header conditions. */
 function maximumExpression(): string {
-  const head = 'http.request.uri.path wildcard "/wp-*" and any(lower(http.request.headers.names[*]) eq "x-forwarded-for") and ip.src in {';
+  const head = 'http.request.uri.path wildcard "/wp-*" and any(lower(http.request.headers.names[*])[*] eq "x-forwarded-for") and ip.src in {';
   const tail = '} and not cf.bot_management.verified_bot';
   const networks: string[] = [];
   for (let i = 0; head.length + networks.join(' ').length + tail.length < 4070; i++) {

@@ -105,12 +105,17 @@ export interface IndexAccess {
 
 export type Argument = ValueExpr | BytesLiteral | IntLiteral | Expression;
 
+/**
+ * A call whose first argument is mapped runs once per element: its `type` is
+ * then `Array(R)` for a function returning `R`, and the call itself is a
+ * single (array) value, never mapped.
+ */
 export interface FunctionCall {
   readonly kind: 'call';
   readonly name: string;
   readonly args: readonly Argument[];
   readonly type: FilterType;
-  readonly mapped: boolean;
+  readonly mapped: false;
   readonly span: Span;
 }
 
@@ -136,7 +141,11 @@ export type Comparison = {
   readonly span: Span;
 } & Operation;
 
-/** A Boolean value used as a condition without an operator (`ssl`, `starts_with(...)`). */
+/**
+ * A Boolean value used as a condition without an operator (`ssl`,
+ * `starts_with(...)`); also an array of Booleans as the operand of
+ * `any`/`all` (`any(starts_with(names[*], "x-"))`), typed `Array(Bool)`.
+ */
 export interface Truth {
   readonly kind: 'truth';
   readonly value: ValueExpr;

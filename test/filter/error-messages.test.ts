@@ -77,9 +77,9 @@ const MESSAGES: ReadonlyArray<readonly [string, string]> = [
   [
     'ssl and\n   http.request.headers.names[*] eq "a"',
     [
-      'Filter parsing error (2:4):',
+      'Filter parsing error (2:40):',
       '   http.request.headers.names[*] eq "a"',
-      '   ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^ expected value of type Bool, but got Array(Bool)',
+      `${' '.repeat(39)}^ expected value of type Bool, but got Array(Bool)`,
     ].join('\n'),
   ],
   [
@@ -140,7 +140,7 @@ describe('limits', () => {
     expect(errorOf(`${'not '.repeat(129)}ssl`)).toMatchObject({ column: 513, span: { start: 512, end: 515 } });
     const calls = (n: number) => `${'lower('.repeat(n)}http.host${')'.repeat(n)} eq "a"`;
     expect(validate(calls(128)).ok).toBe(true);
-    expect(errorOf(calls(129))).toMatchObject({ column: 769, reason: 'maximum nesting depth exceeded (limit: 128)' });
+    expect(errorOf(calls(129))).toMatchObject({ column: 774, reason: 'maximum nesting depth exceeded (limit: 128)' });
   });
 
   it('refuses very deep input with the nesting error, without overflowing the stack', () => {
