@@ -67,7 +67,7 @@ const MESSAGES: ReadonlyArray<readonly [string, string]> = [
     [
       'Filter parsing error (1:32):',
       'http.request.uri.path matches "(a)\\1"',
-      '                               ^^^^^ regex parse error: backreferences are not supported',
+      '                               ^^^^^ regex parse error:\\n    (a)\\1\\n       ^^\\nerror: backreferences are not supported',
     ].join('\n'),
   ],
   [
@@ -112,11 +112,11 @@ describe('error fields', () => {
   });
 
   it('show the line without its CR LF terminator and keep the reason on one line', () => {
-    const error = errorOf('http.host matches r"a)\r\nb"');
-    expect(error.message).toBe(
-      ['Filter parsing error (1:21):', 'http.host matches r"a)', '                    ^^ regex parse error: unexpected ): `a)\\r\\nb`'].join('\n'),
-    );
-    expect(error.reason).toBe('regex parse error: unexpected ): `a)\\r\\nb`');
+    const error = errorOf('http.host matches "a)\r\nb"');
+    const frame = '~'.repeat(79);
+    const reason = `regex parse error:\\n${frame}\\n1: a)\\n    ^\\n2: b\\n${frame}\\nerror: unopened group`;
+    expect(error.message).toBe(['Filter parsing error (1:20):', 'http.host matches "a)', `                   ^^ ${reason}`].join('\n'));
+    expect(error.reason).toBe(reason);
   });
 
   it('count columns in characters, so carets line up under wide characters', () => {
