@@ -425,7 +425,8 @@ class RegexReader {
   }
 
   private startsWith(text: string): boolean {
-    return this.chars.slice(this.pos, this.pos + text.length).join('') === text;
+    for (let i = 0; i < text.length; i++) if (this.chars[this.pos + i] !== text[i]) return false;
+    return true;
   }
 
   private captureName(): void {
@@ -707,6 +708,7 @@ class RegexReader {
   }
 
   private asciiClass(): ClassPart | undefined {
+    if (this.peekAt(1) !== ':') return undefined;
     const match = /^\[:(\^?)([a-z]+):\]/.exec(this.chars.slice(this.pos, this.pos + 12).join(''));
     const ranges = match ? POSIX[match[2] ?? ''] : undefined;
     if (!match || !ranges) return undefined;
@@ -747,19 +749,19 @@ class RegexReader {
 }
 
 function classValue(parts: readonly ClassPart[]): ClassValue {
-  let ranges: Range[] = [];
-  let exact = true;
+  const exact: Range[] = [];
+  let approximate = false;
   let text = '';
   for (const part of parts) {
     if ('ranges' in part) {
-      ranges = union(ranges, part.ranges);
+      exact.push(...part.ranges);
       text += rangesText(part.ranges);
     } else {
-      exact = false;
+      approximate = true;
       text += part.negated ? part.text.replace(/\\p/g, '\\P') : part.text;
     }
   }
-  return exact ? { ranges, text } : { ranges: undefined, text };
+  return approximate ? { ranges: undefined, text } : { ranges: union(exact, []), text };
 }
 
 /** A set operation; with a Unicode property on either side the result is approximated by the left side. */
