@@ -103,7 +103,8 @@ export interface IndexAccess {
   readonly span: Span;
 }
 
-export type Argument = ValueExpr | BytesLiteral | IntLiteral | Expression;
+/** A function argument. No function takes an address literal, but the engine reads one (and then refuses it by kind or type). */
+export type Argument = ValueExpr | BytesLiteral | IntLiteral | IpLiteral | Expression;
 
 /**
  * A call whose first argument is mapped runs once per element: its `type` is
@@ -199,6 +200,6 @@ export function isExpression(node: Argument): node is Expression {
   );
 }
 
-export function isLiteral(node: Argument): node is BytesLiteral | IntLiteral {
-  return node.kind === 'bytes' || node.kind === 'int';
+export function isLiteral(node: Argument): node is BytesLiteral | IntLiteral | IpLiteral {
+  return node.kind === 'bytes' || node.kind === 'int' || node.kind === 'ip';
 }

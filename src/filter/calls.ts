@@ -19,6 +19,7 @@ export type ArgumentParser = (c: Cursor, depth: number) => Argument;
 function argumentType(arg: Argument): FilterType {
   if (arg.kind === 'bytes') return 'Bytes';
   if (arg.kind === 'int') return 'Int';
+  if (arg.kind === 'ip') return 'Ip';
   return arg.type;
 }
 
@@ -39,7 +40,7 @@ function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument
     const expected = param.type.describe(earlierTypes);
     c.fail(start, end, `invalid type of argument #${index}: expected value of type ${expected}, but got ${typeName(type)}`);
   }
-  if (!literal) return;
+  if (!literal || arg.kind === 'ip') return;
   if (param.range && arg.kind === 'int') {
     const [low, high] = param.range;
     if (arg.value < BigInt(low) || arg.value > BigInt(high)) {

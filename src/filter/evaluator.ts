@@ -131,6 +131,10 @@ function compileArgument(arg: Argument, options: CompileOptions): CompiledValue 
     const value = arg.value;
     return { many: false, run: () => value };
   }
+  if (arg.kind === 'ip') {
+    const address = parseIp(arg.address);
+    return { many: false, run: () => address };
+  }
   if (!isExpression(arg)) return compileValue(arg, options);
   const condition = compileExpression(arg, options);
   // A condition passed to a function is its value: a Boolean, or an array of them.

@@ -11,6 +11,7 @@ import { parseComparison } from './comparison';
 import { type Cursor, isHexDigit, isIdentifierChar } from './cursor';
 import { FilterError } from './errors';
 import { lexInt } from './literals/integers';
+import { lexIpAddress } from './literals/ip';
 import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
 import { enterLevel } from './nesting';
 import { PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot } from './operators';
@@ -34,7 +35,7 @@ function combine(c: Cursor, op: LogicalOp, left: Expression, right: Expression):
 
 /** The one operand of `any`/`all` must be an array of Booleans. */
 function quantifierOperand(c: Cursor, arg: Argument): Expression {
-  const type: FilterType = arg.kind === 'bytes' ? 'Bytes' : arg.kind === 'int' ? 'Int' : arg.type;
+  const type: FilterType = arg.kind === 'bytes' ? 'Bytes' : arg.kind === 'int' ? 'Int' : arg.kind === 'ip' ? 'Ip' : arg.type;
   if (!sameType(type, BOOL_ARRAY)) c.fail(arg.span.start, arg.span.end, `expected value of type Array(Bool), but got ${typeName(type)}`);
   if (isExpression(arg)) return arg;
   if (isLiteral(arg)) throw new Error('a literal passed the Array(Bool) check');
@@ -158,9 +159,10 @@ function parseArgument(c: Cursor, depth: number): Argument {
     return followedByOperator(c) ? parseComparison(c, value) : value;
   };
   if (looksLikeName(c)) return valueOrComparison();
-  // Otherwise the engine tries a value, then a number, then a byte string, and
+  // Otherwise the engine tries a value, an address, a number, then a byte string, and
   // reports anything else as unrecognised at the argument's start.
   const start = c.pos;
-  const found = attempt(c, valueOrComparison) ?? attempt(c, () => lexInt(c)) ?? attempt(c, () => lexBytesLiteral(c));
+  const found =
+    attempt(c, valueOrComparison) ?? attempt(c, () => lexIpAddress(c)) ?? attempt(c, () => lexInt(c)) ?? attempt(c, () => lexBytesLiteral(c));
   return found ?? c.failRest('unrecognised input', start);
 }

@@ -137,6 +137,9 @@ const REFUSED: ReadonlyArray<readonly [string, number, number, string]> = [
   ['any(http.request.headers.names[*] == "a") and http.request.headers.names[*] == "b"', 1, 83, 'expected value of type Bool, but got Array(Bool)'],
   ['http.request.headers.names[ x ] eq "a"', 1, 29, 'expected literal "expected quoted utf8 string or positive integer"'],
   ['http.request.headers.names[*)', 1, 29, 'expected literal "]"'],
+  ['cidr(1.2.3.4, 24, 24) eq 1.2.3.0', 1, 6, 'invalid kind of argument #0: expected argument of kind Field, but got Literal'],
+  ['concat(http.host, 1.2.3.4) eq "a"', 1, 19, 'invalid type of argument #1: expected value of type Bytes, but got Ip'],
+  ['concat(http.host, 61:62:63) eq "a"', 1, 19, 'invalid type of argument #1: expected value of type Bytes, but got Int'],
 ];
 
 describe('documented expressions the engine accepts', () => {
