@@ -375,7 +375,23 @@ class RegexReader {
    */
   private enter(open: number): void {
     this.depth++;
-    if (this.depth > NEST_LIMIT) this.fail(`exceed the maximum number of nested parentheses/brackets (${NEST_LIMIT})`, open, open + 1);
+    if (this.depth <= NEST_LIMIT) return;
+    // The crate parses the whole pattern first: an unclosed group wins over the limit,
+    // and the limit's error covers the whole group that goes too deep.
+    const unmatched: number[] = [];
+    let close: number | undefined;
+    for (let at = open; at < this.chars.length && close === undefined; at++) {
+      const c = this.chars[at];
+      if (c === '\\') at++;
+      else if (c === '(') unmatched.push(at);
+      else if (c === ')' && unmatched.pop() === open) close = at;
+    }
+    if (close === undefined) {
+      const innermost = unmatched[unmatched.length - 1] ?? open;
+      this.fail('unclosed group', innermost, innermost + 1);
+    }
+    const end = this.chars[open] === '(' ? close + 1 : open + 1;
+    this.fail(`exceed the maximum number of nested parentheses/brackets (${NEST_LIMIT})`, open, end);
   }
 
   private group(outer: Flags): { text: string; setFlags?: Flags } {
@@ -433,7 +449,7 @@ class RegexReader {
     const start = this.pos;
     let name = '';
     for (;;) {
-      if (this.eof) this.fail('unclosed capture group name', start, this.pos);
+      if (this.eof) this.fail('unclosed capture group name', this.pos, this.pos);
       const c = this.ch();
       if (c === '>') break;
       const valid = name === '' ? c === '_' || /\p{Alphabetic}/u.test(c) : c === '_' || c === '.' || c === '[' || c === ']' || /[\p{Alphabetic}\p{N}]/u.test(c);
