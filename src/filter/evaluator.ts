@@ -219,10 +219,25 @@ function compileExpression(node: Expression, options: CompileOptions): Compiled<
         : { many: false, run: (env) => !operand.run(env) };
     }
     case 'quantifier': {
-      const operand = compileExpression(node.operand, options);
-      if (!operand.many) throw new Error('a quantifier over a single Boolean passed the checker');
       const some = node.name === 'any';
-      return { many: false, run: (env) => (some ? operand.run(env).some(Boolean) : operand.run(env).every(Boolean)) };
+      const fold = (values: readonly boolean[]): boolean => (some ? values.some(Boolean) : values.every(Boolean));
+      const inner = node.operand;
+      if (inner.kind === 'truth' && !inner.value.mapped) {
+        // An array of Booleans as such (`all(starts_with(names[*], "x"))`): when it is
+        // missing the quantifier is false, even `all`, as in the engine.
+        const value = compileValue(inner.value, options);
+        if (value.many) throw new Error('an unmapped value compiled as mapped');
+        return {
+          many: false,
+          run: (env) => {
+            const values = asArray(value.run(env));
+            return values !== undefined && fold(values.map((v) => v === true));
+          },
+        };
+      }
+      const operand = compileExpression(inner, options);
+      if (!operand.many) throw new Error('a quantifier over a single Boolean passed the checker');
+      return { many: false, run: (env) => fold(operand.run(env)) };
     }
     case 'logical': {
       const operands = node.operands.map((o) => compileExpression(o, options));

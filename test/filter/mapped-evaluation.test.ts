@@ -36,7 +36,9 @@ const CASES: ReadonlyArray<readonly [string, boolean, boolean]> = [
   ['any(len(http.request.headers.names[*])[*] gt 10)', true, false],
   ['any(len(http.request.headers.names[*])[*] gt 12)', false, false],
   ['any(starts_with(http.request.headers.names[*], "X-"))', true, false],
-  ['all(starts_with(http.request.headers.names[*], "X-"))', false, true],
+  // an array of Booleans that is missing makes even all() false; a mapped comparison over nothing is vacuously true
+  ['all(starts_with(http.request.headers.names[*], "X-"))', false, false],
+  ['all(http.request.headers.names[*] ne "")', true, true],
   ['any(not starts_with(http.request.headers.names[*], "X-"))', true, false],
   // several [*]: every value of every header, every name of every upload
   ['any(http.request.headers[*][*] == "B")', true, false],
@@ -77,6 +79,12 @@ describe('values of functions over [*]', () => {
   it('are missing, not empty, when the mapped field is missing', () => {
     expect(evaluate('len(lower(http.request.headers.names[*])) eq 0', BARE)).toBe(false);
     expect(evaluate('len(lower(http.request.headers.names[*])) eq 0', { 'http.request.headers.names': [] })).toBe(true);
+  });
+
+  it('fold to true under all() when present but empty, to false when missing', () => {
+    const expression = 'all(starts_with(http.request.headers.names[*], "X-"))';
+    expect(evaluate(expression, { 'http.request.headers.names': [] })).toBe(true);
+    expect(evaluate(expression, BARE)).toBe(false);
   });
 
   it('index like any array', () => {
