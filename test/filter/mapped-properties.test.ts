@@ -30,7 +30,7 @@ const literal = fc.stringMatching(/^[a-z0-9%-]{0,6}$/).map((s) => `"${s}"`);
 const REGEX_PIECES = [
   'a', 'x-', '\\d+', '(?i)', '(?u)\\p{Greek}', '(?x) a b # c\n', '\\<', '\\>', '\\b{start}', '\\b{end}', '[a-z&&[^aeiou]]',
   '[0-9--4]', '[a-c~~b-d]', '[[:alpha:]]', 'a{ 1 , 2 }', 'a**', 'b+?', '\\u{e9}', '\\x41', '(?i-u:x)', '(?:a|b)', '(c)', '.',
-  '^', '$', '\\/', '\\-', '[^x]',
+  '^', '$', '\\/', '\\-', '[^x]', '[&&a]', '(?u)[\\pL&&]', '(?u)[^\\pL--a]',
 ];
 const regexPattern = fc.array(one(REGEX_PIECES), { minLength: 1, maxLength: 5 }).map((p) => p.join(''));
 /** A raw string holding a pattern, with enough `#` around it. */

@@ -36,6 +36,8 @@ const ACCEPTED: ReadonlyArray<readonly [string, readonly string[], readonly stri
   ['[]a]+', [']a]'], ['b']],
   ['[^]a]', ['b'], [']a']],
   ['x{1000}', ['x'.repeat(1000)], ['x'.repeat(999)]],
+  ['x[a&&b]', [], ['xa', 'xb']],
+  ['x[^\\x00-\\x{10FFFF}]?y', ['xy'], ['x']],
 ];
 
 /** The crate's message for a one-line pattern. */

@@ -151,6 +151,11 @@ function rangesText(ranges: readonly Range[]): string {
   return ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('');
 }
 
+/** A class of exact ranges; RE2 has no empty class (`[]`), so one that matches nothing is written as such. */
+function classText(ranges: readonly Range[]): string {
+  return ranges.length === 0 ? `[^${hex(0)}-${hex(MAX_CHAR)}]` : `[${rangesText(ranges)}]`;
+}
+
 /** One character as an RE2 literal outside a class. */
 function literalText(code: number): string {
   const ch = String.fromCodePoint(code);
@@ -516,7 +521,7 @@ class RegexReader {
     const escape = this.escape(flags);
     if ('assertion' in escape) return { text: escape.assertion, kind: 'assertion' };
     if ('code' in escape) return { text: literalText(escape.code), kind: 'atom' };
-    if ('ranges' in escape.part) return { text: `[${rangesText(escape.part.ranges)}]`, kind: 'atom' };
+    if ('ranges' in escape.part) return { text: classText(escape.part.ranges), kind: 'atom' };
     return { text: escape.part.negated ? `[^${escape.part.text}]` : `[${escape.part.text}]`, kind: 'atom' };
   }
 
@@ -699,8 +704,9 @@ class RegexReader {
         const value = finish();
         if (value.ranges) {
           const ranges = negated ? negate(value.ranges) : value.ranges;
-          return { ranges, text: `[${rangesText(ranges)}]` };
+          return { ranges, text: classText(ranges) };
         }
+        if (value.text === '') return { ranges: undefined, text: classText(negated ? negate([]) : []) };
         return { ranges: undefined, text: negated ? `[^${value.text}]` : `[${value.text}]` };
       }
       if (c === '[') {
