@@ -37,7 +37,9 @@ const ACCEPTED: ReadonlyArray<readonly [string, readonly string[], readonly stri
   ['[^]a]', ['b'], [']a']],
   ['x{1000}', ['x'.repeat(1000)], ['x'.repeat(999)]],
   ['x[a&&b]', [], ['xa', 'xb']],
-  ['x[^\\x00-\\x{10FFFF}]?y', ['xy'], ['x']],
+  ['(?u)^[é-ë]+$', ['éêë'], ['e', 'è']],
+  ['^café$', ['café'], ['cafe']],
+  ['(?u)x[^\\x00-\\x{10FFFF}]?y', ['xy'], ['x']],
 ];
 
 /** The crate's message for a one-line pattern. */
@@ -46,6 +48,9 @@ const crate = (pattern: string, carets: string, kind: string) => `regex parse er
 const REFUSED: ReadonlyArray<readonly [string, string]> = [
   ['\\p{Greek}', crate('\\p{Greek}', '^^^^^^^^^', 'Unicode not allowed here')],
   ['(?u)\\p{Klingon}', crate('(?u)\\p{Klingon}', '    ^^^^^^^^^^^', 'Unicode property not found')],
+  ['[é]', crate('[é]', ' ^', 'Unicode not allowed here')],
+  ['[a-é]', crate('[a-é]', '   ^', 'Unicode not allowed here')],
+  ['[\\x{e9}]', crate('[\\x{e9}]', ' ^^^^^^', 'Unicode not allowed here')],
   ['\\Qa\\E', crate('\\Qa\\E', '^^', 'unrecognized escape sequence')],
   ['\\e', crate('\\e', '^^', 'unrecognized escape sequence')],
   ['\\Z', crate('\\Z', '^^', 'unrecognized escape sequence')],

@@ -526,13 +526,18 @@ class RegexReader {
   }
 
   /** One escape, outside or inside a class: a character, a class, or an assertion. */
-  private escape(flags: Flags): { code: number; start: number } | { part: ClassPart; start: number } | { assertion: string; start: number; end: number } {
+  private escape(
+    flags: Flags,
+  ): { code: number; start: number; byte?: boolean } | { part: ClassPart; start: number } | { assertion: string; start: number; end: number } {
     const start = this.pos;
     this.pos++;
     if (this.eof) this.fail('incomplete escape sequence, reached end of pattern prematurely', start, this.pos);
     const c = this.ch();
     if (/[0-9]/.test(c)) this.fail('backreferences are not supported', start, this.pos + 1);
-    if (c === 'x' || c === 'u' || c === 'U') return { code: this.hexEscape(c, flags), start };
+    if (c === 'x' || c === 'u' || c === 'U') {
+      const byte = c === 'x' && this.chars[start + 2] !== '{';
+      return { code: this.hexEscape(c, flags), start, byte };
+    }
     if (c === 'p' || c === 'P') return { part: this.unicodeClass(start, flags), start };
     const perl = PERL[c.toLowerCase()];
     if (perl && 'dswDSW'.includes(c)) {
@@ -738,16 +743,24 @@ class RegexReader {
     return { ranges: match[1] ? negate(ranges) : ranges };
   }
 
+  /**
+   * One item of a class. With Unicode off the crate builds a class of bytes, so
+   * a character past ASCII is refused there unless written as a byte (`\xE9`).
+   */
   private classItem(flags: Flags): { part: ClassPart; code?: number; start: number; end: number } {
     const start = this.pos;
     if (this.ch() !== '\\') {
       const code = this.ch().codePointAt(0) ?? 0;
       this.pos++;
+      if (code > 0x7f && !flags.u) this.lateError('Unicode not allowed here', start, this.pos);
       return { part: { ranges: [[code, code]] }, code, start, end: this.pos };
     }
     const escape = this.escape(flags);
     if ('assertion' in escape) this.fail('invalid escape sequence found in character class', start, this.pos);
-    if ('code' in escape) return { part: { ranges: [[escape.code, escape.code]] }, code: escape.code, start, end: this.pos };
+    if ('code' in escape) {
+      if (escape.code > 0x7f && !escape.byte && !flags.u) this.lateError('Unicode not allowed here', start, this.pos);
+      return { part: { ranges: [[escape.code, escape.code]] }, code: escape.code, start, end: this.pos };
+    }
     return { part: escape.part, start, end: this.pos };
   }
 
