@@ -16,8 +16,12 @@
  *
  * Where RE2 cannot say exactly the same thing, the translation is the nearest
  * one (word-start boundaries match any boundary, Unicode binary properties map
- * to their closest category, counts above RE2's 1000 are capped); validation
- * is exact for everything listed above.
+ * to their closest category, `\w`/`\d`/`\s` stay ASCII under `(?u)`, class
+ * operations on Unicode properties keep their left side, counts above RE2's
+ * 1000 are capped, matching is on text rather than bytes). Validation follows
+ * the crate's parser and its Unicode-off checks; its nesting limit (250) is
+ * counted on groups and classes only, and its compiled-size limit is not
+ * estimated.
  */
 
 export interface RegexSyntaxError {
