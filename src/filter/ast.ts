@@ -103,14 +103,20 @@ export interface IndexAccess {
   readonly span: Span;
 }
 
-export type Argument = ValueExpr | BytesLiteral | IntLiteral | Expression;
+/** A function argument. No function takes an address literal, but the engine reads one (and then refuses it by kind or type). */
+export type Argument = ValueExpr | BytesLiteral | IntLiteral | IpLiteral | Expression;
 
+/**
+ * A call whose first argument is mapped runs once per element: its `type` is
+ * then `Array(R)` for a function returning `R`, and the call itself is a
+ * single (array) value, never mapped.
+ */
 export interface FunctionCall {
   readonly kind: 'call';
   readonly name: string;
   readonly args: readonly Argument[];
   readonly type: FilterType;
-  readonly mapped: boolean;
+  readonly mapped: false;
   readonly span: Span;
 }
 
@@ -136,7 +142,11 @@ export type Comparison = {
   readonly span: Span;
 } & Operation;
 
-/** A Boolean value used as a condition without an operator (`ssl`, `starts_with(...)`). */
+/**
+ * A Boolean value used as a condition without an operator (`ssl`,
+ * `starts_with(...)`); also an array of Booleans as the operand of
+ * `any`/`all` (`any(starts_with(names[*], "x-"))`), typed `Array(Bool)`.
+ */
 export interface Truth {
   readonly kind: 'truth';
   readonly value: ValueExpr;
@@ -190,6 +200,6 @@ export function isExpression(node: Argument): node is Expression {
   );
 }
 
-export function isLiteral(node: Argument): node is BytesLiteral | IntLiteral {
-  return node.kind === 'bytes' || node.kind === 'int';
+export function isLiteral(node: Argument): node is BytesLiteral | IntLiteral | IpLiteral {
+  return node.kind === 'bytes' || node.kind === 'int' || node.kind === 'ip';
 }

@@ -1,25 +1,26 @@
 /**
  * Function calls: arity, argument kind (literal or not), argument type and
  * literal values are checked against the scheme's function table as each
- * argument is read. `[*]` is accepted in the first argument only.
+ * argument is read. `[*]` is accepted in the first argument only; a call whose
+ * first argument goes through `[*]` runs once per element and its value is the
+ * array of the results (`lower(names[*])` is an `Array(Bytes)`), which can be
+ * indexed again (`lower(names[*])[*] == "a"`), as in the engine.
  */
-import { type Argument, type FunctionCall, isExpression, isLiteral } from './ast';
+import { type Argument, type FunctionCall, isLiteral } from './ast';
 import type { Cursor } from './cursor';
 import { literalArgumentProblem } from './function-literals';
 import { enterLevel } from './nesting';
 import { type FunctionInfo, paramAt } from './scheme';
 import { type FilterType, typeName } from './types';
+import { isMapped } from './mapping';
 
 export type ArgumentParser = (c: Cursor, depth: number) => Argument;
 
 function argumentType(arg: Argument): FilterType {
   if (arg.kind === 'bytes') return 'Bytes';
   if (arg.kind === 'int') return 'Int';
+  if (arg.kind === 'ip') return 'Ip';
   return arg.type;
-}
-
-function isMapped(arg: Argument): boolean {
-  return !isLiteral(arg) && !isExpression(arg) && arg.mapped;
 }
 
 function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument, earlier: readonly Argument[]): void {
@@ -39,7 +40,7 @@ function checkArgument(c: Cursor, fn: FunctionInfo, index: number, arg: Argument
     const expected = param.type.describe(earlierTypes);
     c.fail(start, end, `invalid type of argument #${index}: expected value of type ${expected}, but got ${typeName(type)}`);
   }
-  if (!literal) return;
+  if (!literal || arg.kind === 'ip') return;
   if (param.range && arg.kind === 'int') {
     const [low, high] = param.range;
     if (arg.value < BigInt(low) || arg.value > BigInt(high)) {
@@ -59,7 +60,8 @@ export function parseArguments<T extends Argument>(
   parseArgument: (c: Cursor, depth: number) => T,
 ): T[] {
   c.skipSpace();
-  const inner = enterLevel(c, depth, nameStart, c.pos + 1);
+  // The engine counts the level from the opening parenthesis on.
+  const inner = enterLevel(c, depth, c.pos, c.end);
   c.expect('(');
   c.skipSpace();
   const args: T[] = [];
@@ -90,12 +92,13 @@ export function parseCall(
 ): FunctionCall {
   const args = parseArguments(c, depth, fn, nameStart, parseArgument);
   const first = args[0];
+  const returned = fn.returnType(args.map(argumentType));
   return {
     kind: 'call',
     name: fn.name,
     args,
-    type: fn.returnType(args.map(argumentType)),
-    mapped: first !== undefined && isMapped(first),
+    type: first !== undefined && isMapped(first) ? { array: returned } : returned,
+    mapped: false,
     span: { start: nameStart, end: c.pos },
   };
 }

@@ -1,6 +1,8 @@
 /**
- * A condition on one value: the value alone when it is Boolean, otherwise an
- * operator allowed for its type and a right-hand literal read by that type.
+ * A condition on one value: the value alone when it is Boolean (or an array of
+ * Booleans), otherwise an operator allowed for its type and a right-hand
+ * literal read by that type. Arrays and maps take no operator: they must be
+ * indexed first (`lower(names[*])[*] == "a"`, not `lower(names[*]) == "a"`).
  */
 import type { Comparison, ComparisonOp, Operation, Truth, ValueExpr } from './ast';
 import type { Cursor } from './cursor';
@@ -11,7 +13,7 @@ import { lexSetOrList } from './literals/sets';
 import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
 import { wildcardProblem } from './literals/wildcard';
 import { lexComparisonOp, operatorAllowed } from './operators';
-import { BOOL_ARRAY, type FilterType, typeName } from './types';
+import { BOOL_ARRAY, type FilterType, elementType, typeName } from './types';
 
 function lexWildcard(c: Cursor) {
   const literal = lexStringLiteral(c);
@@ -42,6 +44,12 @@ function lexRhs(c: Cursor, type: FilterType, op: ComparisonOp): Operation {
 export function parseComparison(c: Cursor, lhs: ValueExpr): Comparison | Truth {
   const type = lhs.mapped ? BOOL_ARRAY : 'Bool';
   if (lhs.type === 'Bool') return { kind: 'truth', value: lhs, type, span: lhs.span };
+  if (elementType(lhs.type) === 'Bool') {
+    // An array of Booleans is a condition per element, unless it is mapped: that
+    // would be an array of arrays, which nothing folds.
+    if (lhs.mapped) c.fail(c.pos, c.pos, `cannot perform this operation on type ${typeName({ array: BOOL_ARRAY })}`);
+    return { kind: 'truth', value: lhs, type: lhs.type, span: lhs.span };
+  }
   c.skipSpace();
   const opStart = c.pos;
   const op = lexComparisonOp(c);

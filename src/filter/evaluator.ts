@@ -25,7 +25,7 @@ import { compileRegexMatcher } from './regex-matcher';
 import { compileWildcard } from './literals/wildcard';
 import { parseIp } from './literals/ip-address';
 import { type MaybeValue, type Runtime, asArray, asMap, isIp } from './runtime';
-import type { FilterType } from './types';
+import { type FilterType, isArray } from './types';
 
 export interface CompileOptions {
   /** Values of the lists named with `$name`; a list not given matches nothing. */
@@ -54,6 +54,14 @@ type One<T> = { readonly many: false; readonly run: (env: Env) => T };
 type Many<T> = { readonly many: true; readonly run: (env: Env) => T[] };
 type Compiled<T> = One<T> | Many<T>;
 
+/**
+ * A value through `[*]`: the elements, flattened over every `[*]` of the
+ * path, or undefined when the value the first `[*]` applies to is missing
+ * (then a call mapped over it is missing too, not an empty array).
+ */
+type Mapped = { readonly many: true; readonly run: (env: Env) => Runtime[] | undefined };
+type CompiledValue = One<MaybeValue> | Mapped;
+
 function present(value: MaybeValue): value is Runtime {
   return value !== undefined;
 }
@@ -72,42 +80,60 @@ function step(value: MaybeValue, index: ValueExpr & { kind: 'index' }): MaybeVal
   return undefined;
 }
 
-function compileValue(node: ValueExpr, options: CompileOptions): Compiled<MaybeValue> {
-  if (node.kind === 'field') return { many: false, run: (env) => env.field(node.name, node.type) };
-  if (node.kind === 'index') {
-    const target = compileValue(node.target, options);
-    if (node.step.kind === 'each') {
-      if (target.many) throw new Error('a second [*] passed the checker');
-      return { many: true, run: (env) => elements(target.run(env)) };
-    }
-    if (target.many) return { many: true, run: (env) => target.run(env).map((v) => step(v, node)).filter(present) };
-    return { many: false, run: (env) => step(target.run(env), node) };
+function compileIndex(node: ValueExpr & { kind: 'index' }, options: CompileOptions): CompiledValue {
+  const target = compileValue(node.target, options);
+  if (node.step.kind === 'each') {
+    if (target.many) return { many: true, run: (env) => target.run(env)?.flatMap(elements) };
+    return {
+      many: true,
+      run: (env) => {
+        const value = target.run(env);
+        return value === undefined ? undefined : elements(value);
+      },
+    };
   }
+  if (target.many) return { many: true, run: (env) => target.run(env)?.map((v) => step(v, node)).filter(present) };
+  return { many: false, run: (env) => step(target.run(env), node) };
+}
+
+function compileCall(node: ValueExpr & { kind: 'call' }, options: CompileOptions): One<MaybeValue> {
   const args = node.args.map((arg) => compileArgument(arg, options));
   const literals = node.args.map((arg) => (arg.kind === 'bytes' || arg.kind === 'int' ? arg.value : undefined));
   const factory = FUNCTION_LIBRARY[node.name];
   if (!factory) throw new Error(`no implementation for function ${node.name}`);
   const call = factory(literals);
   const [first, ...rest] = args;
+  const single = (a: CompiledValue | undefined, env: Env): MaybeValue => (a === undefined || a.many ? undefined : a.run(env));
   if (first?.many) {
+    // Mapped over its first argument: one call per element, the results (missing ones dropped) as an array.
     return {
-      many: true,
+      many: false,
       run: (env) => {
-        const others = rest.map((a) => (a.many ? undefined : a.run(env)));
-        return first.run(env).flatMap((element) => {
+        const others = rest.map((a) => single(a, env));
+        return first.run(env)?.flatMap((element) => {
           const result = call([element, ...others]);
           return result === undefined ? [] : [result];
         });
       },
     };
   }
-  return { many: false, run: (env) => call(args.map((a) => (a.many ? undefined : a.run(env)))) };
+  return { many: false, run: (env) => call(args.map((a) => single(a, env))) };
 }
 
-function compileArgument(arg: Argument, options: CompileOptions): Compiled<MaybeValue> {
+function compileValue(node: ValueExpr, options: CompileOptions): CompiledValue {
+  if (node.kind === 'field') return { many: false, run: (env) => env.field(node.name, node.type) };
+  if (node.kind === 'index') return compileIndex(node, options);
+  return compileCall(node, options);
+}
+
+function compileArgument(arg: Argument, options: CompileOptions): CompiledValue {
   if (arg.kind === 'bytes' || arg.kind === 'int') {
     const value = arg.value;
     return { many: false, run: () => value };
+  }
+  if (arg.kind === 'ip') {
+    const address = parseIp(arg.address);
+    return { many: false, run: () => address };
   }
   if (!isExpression(arg)) return compileValue(arg, options);
   const condition = compileExpression(arg, options);
@@ -193,10 +219,25 @@ function compileExpression(node: Expression, options: CompileOptions): Compiled<
         : { many: false, run: (env) => !operand.run(env) };
     }
     case 'quantifier': {
-      const operand = compileExpression(node.operand, options);
-      if (!operand.many) throw new Error('a quantifier over a single Boolean passed the checker');
       const some = node.name === 'any';
-      return { many: false, run: (env) => (some ? operand.run(env).some(Boolean) : operand.run(env).every(Boolean)) };
+      const fold = (values: readonly boolean[]): boolean => (some ? values.some(Boolean) : values.every(Boolean));
+      const inner = node.operand;
+      if (inner.kind === 'truth' && !inner.value.mapped) {
+        // An array of Booleans as such (`all(starts_with(names[*], "x"))`): when it is
+        // missing the quantifier is false, even `all`, as in the engine.
+        const value = compileValue(inner.value, options);
+        if (value.many) throw new Error('an unmapped value compiled as mapped');
+        return {
+          many: false,
+          run: (env) => {
+            const values = asArray(value.run(env));
+            return values !== undefined && fold(values.map((v) => v === true));
+          },
+        };
+      }
+      const operand = compileExpression(inner, options);
+      if (!operand.many) throw new Error('a quantifier over a single Boolean passed the checker');
+      return { many: false, run: (env) => fold(operand.run(env)) };
     }
     case 'logical': {
       const operands = node.operands.map((o) => compileExpression(o, options));
@@ -216,9 +257,11 @@ function compileExpression(node: Expression, options: CompileOptions): Compiled<
   }
 }
 
+/** The test applied to a value, to each mapped element, or (for an unmapped array of Booleans) to each element. */
 function condition(lhs: ValueExpr, test: (value: Runtime) => boolean, options: CompileOptions): Compiled<boolean> {
   const value = compileValue(lhs, options);
-  if (value.many) return { many: true, run: (env) => value.run(env).filter(present).map(test) };
+  if (value.many) return { many: true, run: (env) => (value.run(env) ?? []).map(test) };
+  if (isArray(lhs.type)) return { many: true, run: (env) => elements(value.run(env)).map(test) };
   return {
     many: false,
     run: (env) => {

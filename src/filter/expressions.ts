@@ -6,21 +6,23 @@
  * becomes one n-ary node. Function arguments live here too, since an argument
  * may itself be a condition.
  */
-import type { Argument, Expression, Logical, LogicalOp, Quantifier } from './ast';
-import { parseArguments } from './calls';
+import { type Argument, type Expression, type Logical, type LogicalOp, type Quantifier, isExpression, isLiteral } from './ast';
 import { parseComparison } from './comparison';
-import { type Cursor, isDigit } from './cursor';
+import { type Cursor, isHexDigit, isIdentifierChar } from './cursor';
+import { FilterError } from './errors';
 import { lexInt } from './literals/integers';
+import { lexIpAddress } from './literals/ip';
 import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
 import { enterLevel } from './nesting';
 import { PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot } from './operators';
-import { FIELDS, FUNCTIONS } from './scheme';
-import { sameType, typeName } from './types';
+import { BOOL_ARRAY, type FilterType, isArray, sameType, typeName } from './types';
 import { parseValue, peekIdentifier } from './values';
 
+/** Both sides Bool, or both arrays; like the engine, a mismatch is reported where reading stopped, after the right side. */
 function combine(c: Cursor, op: LogicalOp, left: Expression, right: Expression): Logical {
-  if (!sameType(left.type, right.type)) {
-    c.fail(right.span.start, right.span.end, `expected value of type ${typeName(left.type)}, but got ${typeName(right.type)}`);
+  const bothArrays = isArray(left.type) && isArray(right.type);
+  if (!bothArrays && !(left.type === 'Bool' && right.type === 'Bool')) {
+    c.failRest(`expected value of type ${typeName(left.type)}, but got ${typeName(right.type)}`);
   }
   const span = { start: left.span.start, end: right.span.end };
   if (left.kind === 'logical' && left.op === op) {
@@ -31,14 +33,39 @@ function combine(c: Cursor, op: LogicalOp, left: Expression, right: Expression):
   return { kind: 'logical', op, operands: [left, right], type: left.type, span };
 }
 
+/** The one operand of `any`/`all` must be an array of Booleans. */
+function quantifierOperand(c: Cursor, arg: Argument): Expression {
+  const type: FilterType = arg.kind === 'bytes' ? 'Bytes' : arg.kind === 'int' ? 'Int' : arg.kind === 'ip' ? 'Ip' : arg.type;
+  if (!sameType(type, BOOL_ARRAY)) c.fail(arg.span.start, arg.span.end, `expected value of type Array(Bool), but got ${typeName(type)}`);
+  if (isExpression(arg)) return arg;
+  if (isLiteral(arg)) throw new Error('a literal passed the Array(Bool) check');
+  return { kind: 'truth', value: arg, type: arg.type, span: arg.span };
+}
+
+/**
+ * `any(x)` / `all(x)`: one argument, read like a function argument (so a
+ * condition joined with `or` needs its own parentheses), folded to one Boolean.
+ */
 function parseQuantifier(c: Cursor, depth: number, name: 'any' | 'all'): Quantifier {
   const start = c.pos;
   c.pos += name.length;
-  const fn = FUNCTIONS.get(name);
-  if (!fn) throw new Error(`the scheme catalogue lacks the ${name} quantifier`);
-  const [operand] = parseArguments(c, depth, fn, start, parseLogical);
-  if (!operand) throw new Error(`the scheme catalogue lets ${name} take no argument`);
+  c.skipSpace();
+  const inner = enterLevel(c, depth, c.pos, c.end);
+  c.expect('(');
+  c.skipSpace();
+  const operand = quantifierOperand(c, parseArgument(c, inner));
+  c.skipSpace();
+  c.expect(')');
   return { kind: 'quantifier', name, operand, type: 'Bool', span: { start, end: c.pos } };
+}
+
+/** `any` or `all` when followed by `(` (spaces allowed between), as the engine reads a quantifier. */
+function peekQuantifier(c: Cursor): 'any' | 'all' | undefined {
+  const name = peekIdentifier(c);
+  if (name !== 'any' && name !== 'all') return undefined;
+  let at = c.pos + name.length;
+  while (at < c.end && /[ \r\n]/.test(c.source[at] ?? '')) at++;
+  return c.source[at] === '(' && at < c.end ? name : undefined;
 }
 
 function parseSimple(c: Cursor, depth: number): Expression {
@@ -58,8 +85,8 @@ function parseSimple(c: Cursor, depth: number): Expression {
     const operand = parseSimple(c, inner);
     return { kind: 'not', operand, type: operand.type, span: { start, end: c.pos } };
   }
-  const name = peekIdentifier(c);
-  if (name === 'any' || name === 'all') return parseQuantifier(c, depth, name);
+  const quantifier = peekQuantifier(c);
+  if (quantifier) return parseQuantifier(c, depth, quantifier);
   return parseComparison(c, parseValue(c, depth, parseArgument));
 }
 
@@ -92,8 +119,6 @@ export function parseLogical(c: Cursor, depth: number): Expression {
   return result;
 }
 
-const HEX_BYTES = /^[0-9a-fA-F]{2}[:.-][0-9a-fA-F]/;
-
 function followedByOperator(c: Cursor): boolean {
   const start = c.pos;
   c.skipSpace();
@@ -102,21 +127,42 @@ function followedByOperator(c: Cursor): boolean {
   return found;
 }
 
-/**
- * One function argument: a string or integer literal (or byte string), a full
- * condition when it starts with `(`, `not`, `any(` or `all(`, or a value
- * optionally followed by one comparison (`lower(http.host) == "a"` inside a call).
- */
+const isNameChar = (ch: string): boolean => isIdentifierChar(ch) && ch !== '';
+/** A letter past `f` or `_`: no number or byte string starts with it. */
+const isFieldOnly = (ch: string): boolean => isNameChar(ch) && !isHexDigit(ch);
+
+/** The engine's look at the first three characters: certainly a name, not a number or byte string. */
+function looksLikeName(c: Cursor): boolean {
+  const [a, b, d] = [c.peek(), c.peek(1), c.peek(2)];
+  return isFieldOnly(a) || (isNameChar(a) && isFieldOnly(b)) || (isNameChar(a) && isNameChar(b) && isFieldOnly(d));
+}
+
+/** Runs `read`, or rewinds and answers undefined when it refuses the input. */
+function attempt<T>(c: Cursor, read: () => T): T | undefined {
+  const start = c.pos;
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof FilterError)) throw error;
+    c.pos = start;
+    return undefined;
+  }
+}
+
 function parseArgument(c: Cursor, depth: number): Argument {
   const first = c.peek();
   const second = c.peek(1);
   if (first === '"' || (first === 'r' && (second === '"' || second === '#'))) return lexStringLiteral(c);
-  const name = peekIdentifier(c);
-  if (first === '(' || startsWithNot(c) || name === 'any' || name === 'all') return parseLogical(c, depth);
-  if (!FIELDS.has(name) && !FUNCTIONS.has(name)) {
-    if (HEX_BYTES.test(c.source.slice(c.pos, c.pos + 4))) return lexBytesLiteral(c);
-    if (first === '-' || isDigit(first)) return lexInt(c);
-  }
-  const value = parseValue(c, depth, parseArgument);
-  return followedByOperator(c) ? parseComparison(c, value) : value;
+  if (first === '(' || startsWithNot(c) || peekQuantifier(c)) return parseLogical(c, depth);
+  const valueOrComparison = (): Argument => {
+    const value = parseValue(c, depth, parseArgument);
+    return followedByOperator(c) ? parseComparison(c, value) : value;
+  };
+  if (looksLikeName(c)) return valueOrComparison();
+  // Otherwise the engine tries a value, an address, a number, then a byte string, and
+  // reports anything else as unrecognised at the argument's start.
+  const start = c.pos;
+  const found =
+    attempt(c, valueOrComparison) ?? attempt(c, () => lexIpAddress(c)) ?? attempt(c, () => lexInt(c)) ?? attempt(c, () => lexBytesLiteral(c));
+  return found ?? c.failRest('unrecognised input', start);
 }

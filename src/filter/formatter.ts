@@ -112,7 +112,7 @@ function rhs(node: Comparison): string {
 }
 
 function argument(arg: Argument): string {
-  if (arg.kind === 'bytes' || arg.kind === 'int') return setItem(arg);
+  if (arg.kind === 'bytes' || arg.kind === 'int' || arg.kind === 'ip') return setItem(arg);
   return isExpression(arg) ? expression(arg) : valueExpr(arg);
 }
 

@@ -5,9 +5,9 @@
  * so patterns are compiled once per expression rather than per request.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { RE2JS } from 're2js';
 import { asciiLower, asciiUpper, binaryToUtf8, utf8ToBinary } from './bytes';
 import { familyBits, formatIp, hostMask } from './literals/ip-address';
+import { compileDialectRegex } from './literals/regex';
 import { compileWildcard } from './literals/wildcard';
 import { type MaybeValue, asArray, asBytes, asInt, asMap, isIp, sameValue } from './runtime';
 
@@ -178,7 +178,7 @@ function timedHmacValid(args: readonly MaybeValue[]): MaybeValue {
 }
 
 function regexReplace(literals: readonly MaybeValue[]): Impl {
-  const regex = RE2JS.compile(binaryToUtf8(asBytes(literals[1]) ?? ''));
+  const regex = compileDialectRegex(binaryToUtf8(asBytes(literals[1]) ?? ''));
   const replacement = binaryToUtf8(asBytes(literals[2]) ?? '');
   return (args) => {
     const source = asBytes(args[0]);

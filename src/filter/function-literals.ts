@@ -3,10 +3,9 @@
  * compile, replacements may only name captures that exist, option strings may
  * only hold known letters. Each check returns the reason a value is refused.
  */
-import { RE2JS } from 're2js';
 import type { Argument, BytesLiteral, IntLiteral } from './ast';
 import { binaryToUtf8 } from './bytes';
-import { regexProblem } from './literals/regex';
+import { compileDialectRegex, regexProblem } from './literals/regex';
 import { wildcardProblem } from './literals/wildcard';
 
 type Literal = BytesLiteral | IntLiteral;
@@ -34,7 +33,7 @@ function replacementProblem(replacement: string, available: number, withWhole: b
 }
 
 function groupCount(pattern: string): number {
-  return RE2JS.compile(pattern).groupCount();
+  return compileDialectRegex(pattern).groupCount();
 }
 
 function starCount(pattern: string): number {

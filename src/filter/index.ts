@@ -10,6 +10,8 @@
  * - `compile(ast, { lists })` gives `evaluate(context)` over a RequestContext
  *   (see context.ts for how field values are given).
  * - `FIELD_TYPES` lists every field of the scheme with its type.
+ * - `phaseViolations(ast, phase)` lists calls to functions the platform
+ *   allows only in other phases (the server refuses them in rules).
  */
 import type { Expression } from './ast';
 import { FilterError } from './errors';
@@ -27,6 +29,7 @@ export type { ListValues } from './membership';
 export { FilterError, type Span } from './errors';
 export { MAX_NESTING_DEPTH } from './nesting';
 export { MAX_EXPRESSION_LENGTH } from './parser';
+export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './phase-functions';
 export { type FilterType, type ScalarType, typeName } from './types';
 
 export type ValidationResult = { readonly ok: true; readonly ast: Expression } | { readonly ok: false; readonly error: FilterError };

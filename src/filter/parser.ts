@@ -32,9 +32,8 @@ export function parseExpression(source: string): Expression {
   const start = source.length - source.trimStart().length;
   const c = new Cursor(source, start, Math.max(start, source.trimEnd().length));
   const expr = parseLogical(c, 0);
+  // As in the engine, the type is checked before leftover input, and reported where reading stopped.
+  if (expr.type !== 'Bool') c.failRest(`expected value of type Bool, but got ${typeName(expr.type)}`);
   if (!c.atEnd) c.failRest('unrecognised input');
-  if (expr.type !== 'Bool') {
-    c.fail(expr.span.start, expr.span.end, `expected value of type Bool, but got ${typeName(expr.type)}`);
-  }
   return expr;
 }

@@ -1,6 +1,9 @@
 /**
  * Value expressions: a field, or a function call, followed by any number of
  * index steps (`[0]`, `["key"]`, `[*]`). Types are checked as each step is read.
+ * Like the engine, `[` must follow the value directly, spaces may pad the index
+ * inside the brackets, and several `[*]` may follow one another: each one maps
+ * over the elements the previous steps produced (the results are flattened).
  */
 import type { FieldRef, IndexStep, ValueExpr } from './ast';
 import { type ArgumentParser, parseCall } from './calls';
@@ -27,23 +30,27 @@ function lexIdentifier(c: Cursor): string {
   return c.slice(start);
 }
 
+/** The engine reports bad index tokens as a missing literal named by the whole expectation, from the token on. */
+function failIndex(c: Cursor, start: number, expectation: string): never {
+  return c.failRest(`expected literal ${JSON.stringify(expectation)}`, start);
+}
+
 function lexIndexStep(c: Cursor): IndexStep {
   if (c.eat('*')) return { kind: 'each' };
+  const start = c.pos;
   if (c.peek() === '"') {
-    const literal = lexStringLiteral(c);
-    const key = binaryToUtf8Strict(literal.value);
-    if (key === undefined) c.fail(literal.span.start, literal.span.end, 'expected utf8 string');
+    const key = binaryToUtf8Strict(lexStringLiteral(c).value);
+    if (key === undefined) failIndex(c, start, 'expected utf8 string');
     return { kind: 'key', key };
   }
-  const start = c.pos;
   let position: bigint;
   try {
     position = lexInt(c).value;
   } catch (error) {
     if (!(error instanceof FilterError)) throw error;
-    return c.failRest('expected quoted utf8 string or positive integer', start);
+    return failIndex(c, start, 'expected quoted utf8 string or positive integer');
   }
-  if (position < 0n || position > MAX_ARRAY_INDEX) c.fail(start, c.pos, 'expected positive integer as index');
+  if (position < 0n || position > MAX_ARRAY_INDEX) failIndex(c, start, 'expected positive integer as index');
   return { kind: 'element', position: Number(position) };
 }
 
@@ -65,11 +72,12 @@ function parseIndexes(c: Cursor, value: ValueExpr): ValueExpr {
   while (c.peek() === '[') {
     const open = c.pos;
     c.pos++;
+    c.skipSpace();
     const step = lexIndexStep(c);
+    c.skipSpace();
     c.expect(']');
     const type = steppedType(node.type, step);
     if (type === undefined) c.fail(open, c.pos, `cannot access index ${stepName(step)} for type ${typeName(node.type)}`);
-    if (step.kind === 'each' && node.mapped) c.fail(open, c.pos, 'invalid use of map each access operator');
     node = {
       kind: 'index',
       target: node,

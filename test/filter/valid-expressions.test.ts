@@ -134,9 +134,9 @@ const VALUES: ReadonlyArray<readonly [string, string]> = [
   ['any(http.request.headers[*][0] eq "1")', '(any <http.request.headers[*][0] eq "1">)'],
   ['any(http.request.headers["x"][*] contains "a")', '(any <http.request.headers["x"][*] contains "a">)'],
   ['any(http.request.body.multipart.filenames[*][0] wildcard "*.exe")', '(any <http.request.body.multipart.filenames[*][0] wildcard "*.exe">)'],
-  ['any(http.request.headers.names[*] eq "a" or http.request.headers.names[*] eq "b")', '(any (or <http.request.headers.names[*] eq "a"> <http.request.headers.names[*] eq "b">))'],
+  ['any((http.request.headers.names[*] eq "a" or http.request.headers.names[*] eq "b"))', '(any (paren (or <http.request.headers.names[*] eq "a"> <http.request.headers.names[*] eq "b">)))'],
   ['any(not http.request.headers.names[*] eq "a")', '(any (not <http.request.headers.names[*] eq "a">))'],
-  ['any(lower(http.request.headers.names[*]) == "x-a")', '(any <lower(http.request.headers.names[*]) eq "x-a">)'],
+  ['any(lower(http.request.headers.names[*])[*] == "x-a")', '(any <lower(http.request.headers.names[*])[*] eq "x-a">)'],
   ['any(starts_with(http.request.headers.names[*], "x-"))', '(any <starts_with(http.request.headers.names[*], "x-")>)'],
   ['any(cf.bot_management.detection_ids[*] eq 5)', '(any <cf.bot_management.detection_ids[*] eq 5>)'],
   ['lower(http.host) eq "example.com"', '<lower(http.host) eq "example.com">'],
@@ -205,15 +205,16 @@ describe.each([
 
 describe('typed tree', () => {
   it('records types, mapping and source spans', () => {
-    const source = ' any(lower(http.request.headers.names[*]) eq "x")';
+    const source = ' any(lower(http.request.headers.names[*])[*] eq "x")';
     const ast = parse(source);
     expect(ast).toMatchObject({ kind: 'quantifier', name: 'any', type: 'Bool', span: { start: 1, end: source.length } });
     if (ast.kind !== 'quantifier' || ast.operand.kind !== 'comparison') throw new Error('unexpected tree');
     const comparison = ast.operand;
     expect(comparison.type).toEqual({ array: 'Bool' });
-    expect(comparison.lhs).toMatchObject({ kind: 'call', name: 'lower', type: 'Bytes', mapped: true, span: { start: 5, end: 41 } });
-    expect(comparison.rhs).toEqual({ kind: 'bytes', value: 'x', style: 'quoted', hashes: 0, span: { start: 45, end: 48 } });
-    expect(source.slice(comparison.span.start, comparison.span.end)).toBe('lower(http.request.headers.names[*]) eq "x"');
+    expect(comparison.lhs).toMatchObject({ kind: 'index', type: 'Bytes', mapped: true, span: { start: 5, end: 44 } });
+    expect(comparison.lhs).toMatchObject({ target: { kind: 'call', name: 'lower', type: { array: 'Bytes' }, mapped: false } });
+    expect(comparison.rhs).toEqual({ kind: 'bytes', value: 'x', style: 'quoted', hashes: 0, span: { start: 48, end: 51 } });
+    expect(source.slice(comparison.span.start, comparison.span.end)).toBe('lower(http.request.headers.names[*])[*] eq "x"');
   });
 
   it('keeps 64-bit integers exact', () => {

@@ -1,12 +1,14 @@
 /**
  * Regex literals after `matches`. In a quoted literal backslashes pass through
  * to the regex (only `\"` outside a character class loses its backslash); raw
- * strings pass verbatim. Patterns are checked against the RE2 dialect with
- * re2js, which also matches them in linear time at evaluation.
+ * strings pass verbatim. Patterns are checked against the engine's dialect
+ * (Rust's regex syntax, see regex-dialect.ts) and evaluated by re2js, in
+ * linear time, through their RE2 translation.
  */
 import { RE2JS } from 're2js';
 import type { RegexLiteral } from '../ast';
 import type { Cursor } from '../cursor';
+import { formatRegexError, translateRegex } from './regex-dialect';
 import { lexRawText } from './strings';
 
 function lexQuotedPattern(c: Cursor): { pattern: string; contentStart: number; contentEnd: number } {
@@ -35,19 +37,23 @@ function lexQuotedPattern(c: Cursor): { pattern: string; contentStart: number; c
   }
 }
 
-/** Why RE2 refuses the pattern, in the engine's words where they differ; undefined if it compiles. */
+/** Why the engine's regex crate refuses the pattern, in its words; undefined if it accepts it. */
 export function regexProblem(pattern: string): string | undefined {
+  const translation = translateRegex(pattern);
+  return translation.ok ? undefined : formatRegexError(pattern, translation.error);
+}
+
+/**
+ * Compiles a pattern of the engine's dialect for evaluation. The pattern has
+ * been checked already; should RE2 still refuse its translation, the regex
+ * matches nothing rather than failing the request.
+ */
+export function compileDialectRegex(pattern: string): RE2JS {
+  const translation = translateRegex(pattern);
   try {
-    RE2JS.compile(pattern);
-    return undefined;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const fragment = /`([^`]*)`/.exec(message)?.[1] ?? '';
-    if (/^\\[1-9]/.test(fragment)) return 'regex parse error: backreferences are not supported';
-    if (/^\(\?<?[=!]/.test(fragment)) {
-      return 'regex parse error: look-around, including look-ahead and look-behind, is not supported';
-    }
-    return `regex parse error: ${message.replace(/^error parsing regexp: /, '')}`;
+    return RE2JS.compile(translation.ok ? translation.re2 : pattern);
+  } catch {
+    return RE2JS.compile('[^\\x{0}-\\x{10FFFF}]');
   }
 }
 
@@ -64,6 +70,8 @@ export function lexRegex(c: Cursor): RegexLiteral {
     return c.failRest(c.atEnd ? 'unrecognised input' : 'expected " or r');
   }
   const problem = regexProblem(literal.pattern);
+  // The engine points at a quoted pattern's text, but past the end of a raw one.
+  if (problem !== undefined && literal.style === 'raw') c.failRest(problem);
   if (problem !== undefined) c.fail(literal.contentStart, literal.contentEnd, problem);
   return { kind: 'regex', pattern: literal.pattern, style: literal.style, hashes: literal.hashes, span: { start, end: c.pos } };
 }

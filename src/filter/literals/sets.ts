@@ -5,13 +5,18 @@
 import type { ListReference, SetItem, SetLiteral } from '../ast';
 import type { Cursor } from '../cursor';
 
-const LIST_NAME = /^[a-z0-9_]+(\.[a-z0-9_]+)*$/;
-
+/**
+ * `$name`: lower-case letters, digits, `_` and `.`, not starting or ending
+ * with a dot. As in the engine, the name ends at the first other character,
+ * and a bad name is reported from just after the `$` to the end.
+ */
 function lexList(c: Cursor): ListReference {
   const start = c.pos;
   c.pos++;
-  const name = c.takeWhile((ch) => /^[A-Za-z0-9_.]$/.test(ch));
-  if (!LIST_NAME.test(name)) c.fail(start, c.pos, `invalid list name ${JSON.stringify(name)}`);
+  const nameStart = c.pos;
+  const name = c.takeWhile((ch) => /^[a-z0-9_.]$/.test(ch));
+  if (name === '') c.failRest(`invalid list name ${JSON.stringify(c.atEnd ? '' : String.fromCodePoint(c.source.codePointAt(c.pos) ?? 0))}`);
+  if (name.startsWith('.') || name.endsWith('.')) c.failRest(`invalid list name ${JSON.stringify(name)}`, nameStart);
   return { kind: 'list', name, span: { start, end: c.pos } };
 }
 

@@ -1,4 +1,4 @@
-import { validate } from '../../filter';
+import { type Expression, phaseViolations, validate } from '../../filter';
 import type { JsonObject, Repositories, Rule, RuleInput, Ruleset } from '../../store';
 import { ApiError, Codes, type ErrorItem } from '../http/errors';
 
@@ -34,6 +34,7 @@ export async function checkRules(rules: readonly CheckedRule[], scope: RuleCheck
     const at = label(i);
     const parsed = validate(rule.expression);
     if (!parsed.ok) errors.push({ code: Codes.invalidExpression, message: `${at}.expression: ${parsed.error.message}` });
+    else errors.push(...phaseFunctionErrors(parsed.ast, rule.expression, scope.phase, at));
     if (!allowed.includes(rule.action)) {
       errors.push({
         code: Codes.ruleConstraint,
@@ -45,6 +46,19 @@ export async function checkRules(rules: readonly CheckedRule[], scope: RuleCheck
     if (rule.action === 'execute') errors.push(...(await checkExecute(rule.action_parameters ?? {}, scope, at)));
   }
   if (errors.length > 0) throw new ApiError(400, errors);
+}
+
+/** Functions the platform allows only in other phases (validate-expr, which has no phase, accepts them). */
+function phaseFunctionErrors(ast: Expression, expression: string, phase: string, at: string): ErrorItem[] {
+  return phaseViolations(ast, phase).map(({ name, span, allowed }) => {
+    const before = expression.slice(0, span.start);
+    const line = before.split('\n').length;
+    const column = [...before.slice(before.lastIndexOf('\n') + 1)].length + 1;
+    return {
+      code: Codes.invalidExpression,
+      message: `${at}.expression: function ${name} (line ${line}, column ${column}) is not allowed in phase ${phase}; it is allowed only in ${allowed.join(', ')}`,
+    };
+  });
 }
 
 function checkCustomFields(rule: CheckedRule, scope: RuleCheckScope, at: string): ErrorItem[] {
