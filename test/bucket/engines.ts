@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect } from 'vitest';
-import { createBucket, MemoryEngine, type OpenBucket, type RuntimeOptions } from '../../src/bucket';
+import { createBucket, declareStreamLength, MemoryEngine, type OpenBucket, type RuntimeOptions } from '../../src/bucket';
 
 export type EngineKind = 'memory' | 'disk';
 
@@ -61,20 +61,25 @@ export async function expectBucketError(promise: Promise<unknown>, code: number,
 
 export const md5 = (bytes: Uint8Array | string) => createHash('md5').update(bytes).digest('hex');
 
-/** A ReadableStream of the given chunks, recording whether it was cancelled. */
+/**
+ * A ReadableStream of the given chunks, recording whether it was cancelled. Its length is known
+ * up front, as a request body's is: streams of unknown length are refused.
+ */
 export function streamOf(chunks: (Uint8Array | string)[]): ReadableStream & { cancelled: boolean } {
-  const queue = [...chunks];
+  const encoded = chunks.map((chunk) => (typeof chunk === 'string' ? new TextEncoder().encode(chunk) : chunk));
+  const queue = [...encoded];
   const state = { cancelled: false };
   const stream = new ReadableStream({
     pull(controller) {
       const next = queue.shift();
       if (next === undefined) controller.close();
-      else controller.enqueue(typeof next === 'string' ? new TextEncoder().encode(next) : next);
+      else controller.enqueue(next);
     },
     cancel() {
       state.cancelled = true;
     },
   });
+  declareStreamLength(stream, encoded.reduce((total, chunk) => total + chunk.byteLength, 0));
   return Object.defineProperty(stream, 'cancelled', { get: () => state.cancelled }) as ReadableStream & {
     cancelled: boolean;
   };
