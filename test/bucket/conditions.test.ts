@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Conditional, OpenBucket, StoredObject } from '../../src/bucket';
-import { eachEngine, md5, streamOf } from './engines';
+import { eachEngine, md5, streamOf, test } from './engines';
 
 const UPLOADED = Date.UTC(2024, 4, 6, 10, 20, 30, 500); // 10:20:30.500
 const at = (ms: number) => new Date(UPLOADED + ms);

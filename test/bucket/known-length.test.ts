@@ -1,8 +1,8 @@
 // What worker code sees of streams and ranges exactly as on the platform: a stream is stored only
 // when its length is known, and every result carries `range`, shaped by the compatibility date.
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import { FixedLengthStream } from '../../src/bucket';
-import { eachEngine, expectBucketError } from './engines';
+import { eachEngine, expectBucketError, test } from './engines';
 
 const UNKNOWN_LENGTH =
   'Provided readable stream must have a known length (request/response body or readable half of FixedLengthStream)';

@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ListOptions, ListResult, OpenBucket } from '../../src/bucket';
-import { eachEngine, expectBucketError } from './engines';
+import { eachEngine, expectBucketError, test } from './engines';
 
 const keysOf = (page: ListResult) => page.objects.map((object) => object.key);
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { describe, expect, test } from 'vitest';
-import { eachEngine, expectBucketError, md5, streamOf } from './engines';
+import { describe, expect } from 'vitest';
+import { eachEngine, expectBucketError, md5, streamOf, test } from './engines';
 import { declareStreamLength } from '../../src/bucket';
 
 const hex = (buffer: ArrayBuffer | undefined) => (buffer ? Buffer.from(buffer).toString('hex') : undefined);

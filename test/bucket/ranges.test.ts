@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { OpenBucket, Range } from '../../src/bucket';
-import { eachEngine, expectBucketError } from './engines';
+import { eachEngine, expectBucketError, test } from './engines';
 
 const UNSATISFIABLE = 'get: The requested range is not satisfiable (10039)';
 
