@@ -6,8 +6,9 @@ import { DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './limits';
 export interface RuntimeOptions {
   /**
    * The worker's compatibility date (`YYYY-MM-DD`). From 2022-08-04 `list` honours `include`;
-   * before, listed objects always carry both metadata kinds. Without a date the runtime behaves
-   * as for a current worker and honours `include`.
+   * before, listed objects always carry both metadata kinds. From 2025-12-03 a `range` object
+   * carries `suffix: undefined` too. Without a date the runtime behaves as for a current worker.
+   * (The README's "Compatibility dates" table lists these in one place.)
    */
   compatibilityDate?: string;
   /**

@@ -108,10 +108,12 @@ function miniflareEngine(): EngineUnderTest {
     running = await startMiniflare([
       { name: 'contract', script: 'export default { fetch() { return new Response(null, { status: 404 }); } }', compatibilityDate: '2026-07-01', buckets },
     ]);
-    for (let i = 0; i < MINIFLARE_POOL; i++) {
-      const pair = await Promise.all(['FIRST', 'SECOND'].map((name) => running!.miniflare.getR2Bucket(`${name}_${i}`)));
-      pool.push(pair.map(withClose) as [OpenBucket, OpenBucket]);
-    }
+    const proxies = await Promise.all(
+      Array.from({ length: MINIFLARE_POOL }, (_, i) =>
+        Promise.all(['FIRST', 'SECOND'].map((name) => running!.miniflare.getR2Bucket(`${name}_${i}`))),
+      ),
+    );
+    for (const pair of proxies) pool.push(pair.map(withClose) as [OpenBucket, OpenBucket]);
   });
   afterAll(() => running?.dispose());
   const take = (options: RuntimeOptions | undefined): [OpenBucket, OpenBucket] => {
