@@ -63,11 +63,15 @@ function definedAs(title: string): typeof vitestTest {
 
 type EachDefiner = (cases: readonly unknown[]) => (title: string, fn: unknown, timeout?: number) => void;
 
+/** Every call to Miniflare's bucket is a round trip through its proxy: slow on a loaded machine. */
+const MINIFLARE_TIMEOUT_MS = 90_000;
+const timeoutFor = (timeout: number | undefined) => timeout ?? (defining === 'miniflare' ? MINIFLARE_TIMEOUT_MS : undefined);
+
 export const test = Object.assign(
-  (title: string, fn: () => unknown, timeout?: number) => definedAs(title)(title, fn as () => Promise<void>, timeout),
+  (title: string, fn: () => unknown, timeout?: number) => definedAs(title)(title, fn as () => Promise<void>, timeoutFor(timeout)),
   {
     each: ((cases: readonly unknown[]) => (title: string, fn: unknown, timeout?: number) =>
-      (definedAs(title).each as unknown as EachDefiner)(cases)(title, fn, timeout)) as unknown as typeof vitestTest.each,
+      (definedAs(title).each as unknown as EachDefiner)(cases)(title, fn, timeoutFor(timeout))) as unknown as typeof vitestTest.each,
   },
 );
 
