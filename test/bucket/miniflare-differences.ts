@@ -9,7 +9,7 @@
 
 export interface MiniflareDifference {
   kind: 'proxy cannot call' | 'differs';
-  /** The README row. */
+  /** The README row: the text of its first column, without backquotes. */
   row: string;
 }
 
@@ -17,8 +17,9 @@ const proxy = (row: string): MiniflareDifference => ({ kind: 'proxy cannot call'
 const differs = (row: string): MiniflareDifference => ({ kind: 'differs', row });
 
 const CLOCK = proxy('settable clock');
-const HEADERS = proxy('Headers arguments');
-const STREAMS = proxy('streams from Node');
+const HEADERS = proxy('Headers arguments, writeHttpMetadata(headers)');
+const STREAMS = proxy('streams and Blobs from Node');
+const BODIES = proxy('bodies read from Node');
 const DATES = proxy('compatibility date per bucket');
 const STRICTER = differs('argument checking');
 
@@ -59,7 +60,7 @@ export const MINIFLARE_DIFFERENCES: Record<string, MiniflareDifference> = {
   'the list-honour-include flag honours it before that date': DATES,
   'writing HTTP metadata that was not listed is an argument error': HEADERS,
   'unknown values are a RangeError': STRICTER,
-  'a page holds fewer entries than its limit when the metadata is large; looping gets all': differs('custom metadata limit'),
+  'a page holds fewer entries than its limit when the metadata is large; looping gets all': differs('custom metadata size'),
   // objects.test.ts
   'answers the stored metadata in the platform format': CLOCK,
   'stores every kind of value byte for byte': STREAMS,
@@ -69,10 +70,10 @@ export const MINIFLARE_DIFFERENCES: Record<string, MiniflareDifference> = {
   'refuses options that are not an object, and storage classes other than Standard': STRICTER,
   'httpMetadata as an object is stored and written back as headers': HEADERS,
   'httpMetadata as request Headers takes the content headers and Expires': HEADERS,
-  'httpMetadata given on a read overrides the stored fields in that result only': differs('httpMetadata on a read'),
-  'custom metadata is kept up to 8,192 bytes of keys plus values': differs('custom metadata limit'),
+  'httpMetadata given on a read overrides the stored fields in that result only': differs('httpMetadata given to get()'),
+  'custom metadata is kept up to 8,192 bytes of keys plus values': differs('custom metadata size'),
   'bad metadata is refused before anything is stored': STRICTER,
-  'a %s body is a byte stream: a BYOB reader reuses its own buffer, also after a default read': STREAMS,
+  'a %s body is a byte stream: a BYOB reader reuses its own buffer, also after a default read': BODIES,
   'refuses keys that are not strings': STRICTER,
   'are strings of at most 1024 bytes of UTF-8; the empty key is valid': STRICTER,
   // ranges.test.ts
