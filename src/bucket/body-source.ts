@@ -1,5 +1,6 @@
 import { entityTooLarge, type BucketAction } from './errors';
 import { describe } from './keys';
+import { streamLength, UNKNOWN_LENGTH_MESSAGE } from './known-length';
 import type { StreamHasher } from './checksums';
 
 /** Bytes to store, as chunks pulled one at a time, with their size when known up front. */
@@ -30,7 +31,9 @@ export function byteSource(value: unknown, allowNull: boolean): ByteSource {
   }
   if (value instanceof ReadableStream) {
     if (value.locked) throw new TypeError('This ReadableStream is currently locked to a reader.');
-    return { chunks: streamChunks(value), cancel: () => value.cancel() };
+    const knownSize = streamLength(value);
+    if (knownSize === undefined) throw new TypeError(UNKNOWN_LENGTH_MESSAGE);
+    return { chunks: streamChunks(value), knownSize, cancel: () => value.cancel() };
   }
   throw new TypeError(
     `The value must be a ReadableStream, ArrayBuffer, ArrayBufferView, string, Blob${allowNull ? ' or null' : ''}, not ${describe(value)}.`,

@@ -11,6 +11,7 @@ import type {
   Precondition,
   PutOptions,
   PutValue,
+  Range,
   StoredObject,
   StoredObjectBody,
 } from './contract';
@@ -19,7 +20,7 @@ import { newVersion } from './ids';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
-import { parseRange, resolveRange, type ByteRange } from './range';
+import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
@@ -39,7 +40,7 @@ export class BucketRuntime implements Bucket {
 
   async head(key: string): Promise<StoredObject | null> {
     const record = await this.#engine.head(requireKey(key, 'head'));
-    return record && new StoredObjectResult(record, record);
+    return record && new StoredObjectResult(record, { ...record, range: this.#whole(record) });
   }
 
   get(key: string, options: GetOptions & { onlyIf: Precondition }): Promise<StoredObjectBody | StoredObject | null>;
@@ -62,8 +63,13 @@ export class BucketRuntime implements Bucket {
       httpMetadata: override ? { ...record.httpMetadata, ...override } : record.httpMetadata,
       customMetadata: record.customMetadata,
     };
-    if (!bytes) return new StoredObjectResult(record, view);
-    return new StoredObjectBodyResult(record, { ...view, range: served }, bytes);
+    // Metadata only (a failed condition) reports the whole object, as the platform does.
+    if (!bytes) return new StoredObjectResult(record, { ...view, range: this.#whole(record) });
+    return new StoredObjectBodyResult(record, { ...view, range: reportedRange(served!, this.#settings.rangeHasEveryField) }, bytes);
+  }
+
+  #whole(record: ObjectRecord): Range {
+    return reportedRange({ offset: 0, length: record.size }, this.#settings.rangeHasEveryField);
   }
 
   put(key: string, value: PutValue, options: PutOptions & { onlyIf: Precondition }): Promise<StoredObject | null>;

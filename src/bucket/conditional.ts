@@ -64,9 +64,9 @@ function conditionFromHeaders(headers: Headers): Condition {
   // Dates in headers have seconds precision, so comparisons are made in whole seconds.
   const condition: Condition = { secondsGranularity: true };
   const ifMatch = headers.get('if-match');
-  if (ifMatch !== null) condition.etagMatches = parseEtagList(ifMatch, 'If-Match');
+  if (ifMatch !== null) condition.etagMatches = parseEtagList(ifMatch, 'if-match');
   const ifNoneMatch = headers.get('if-none-match');
-  if (ifNoneMatch !== null) condition.etagDoesNotMatch = parseEtagList(ifNoneMatch, 'If-None-Match');
+  if (ifNoneMatch !== null) condition.etagDoesNotMatch = parseEtagList(ifNoneMatch, 'if-none-match');
   // RFC 7232 3.3 and 3.4: a value that is not a valid HTTP-date is ignored.
   const modifiedSince = Date.parse(headers.get('if-modified-since') ?? '');
   if (!Number.isNaN(modifiedSince)) condition.uploadedAfter = modifiedSince;
@@ -77,13 +77,17 @@ function conditionFromHeaders(headers: Headers): Condition {
   return condition;
 }
 
-/** Parses `*` or a comma-separated list of `"tag"` / `W/"tag"` (RFC 7232 section 3.1). */
-function parseEtagList(header: string, name: string): EtagPattern[] {
+/**
+ * Parses `*` or a comma-separated list of `"tag"` / `W/"tag"` (RFC 7232 section 3.1). A
+ * malformed list is a plain Error with the platform's own message (not a TypeError: worker code
+ * tells them apart).
+ */
+function parseEtagList(header: string, name: 'if-match' | 'if-none-match'): EtagPattern[] {
   if (header.trim() === '*') return [{ kind: 'any' }];
   const patterns: EtagPattern[] = [];
   let i = 0;
-  const fail = (why: string): never => {
-    throw new TypeError(`Invalid ${name} header (${header}): ${why}`);
+  const fail = (): never => {
+    throw new Error(`Invalid ETag in ${name} header`);
   };
   while (i < header.length) {
     const c = header[i]!;
@@ -93,15 +97,15 @@ function parseEtagList(header: string, name: string): EtagPattern[] {
     }
     const weak = header.startsWith('W/', i);
     const open = weak ? i + 2 : i;
-    if (header[open] !== '"') fail('entity tags must be quoted, as in "tag" or W/"tag".');
+    if (header[open] !== '"') fail(); // entity tags must be quoted, as in "tag" or W/"tag".
     const close = header.indexOf('"', open + 1);
-    if (close < 0) fail('an entity tag is missing its closing quote.');
+    if (close < 0) fail(); // an entity tag is missing its closing quote.
     patterns.push({ kind: weak ? 'weak' : 'strong', value: header.slice(open + 1, close) });
     i = close + 1;
     while (header[i] === ' ' || header[i] === '\t') i++;
-    if (i < header.length && header[i] !== ',') fail('entity tags must be separated by commas.');
+    if (i < header.length && header[i] !== ',') fail(); // entity tags must be separated by commas.
   }
-  if (patterns.length === 0) fail('no entity tag given.');
+  if (patterns.length === 0) fail(); // no entity tag given.
   return patterns;
 }
 

@@ -205,7 +205,12 @@ export interface StoredObject {
   readonly httpMetadata?: HttpMetadata;
   /** Absent on listed objects when `include` is honoured and does not name it. */
   readonly customMetadata?: Record<string, string>;
-  /** On a read: the bytes served. Absent on `put`, `head` and list results. */
+  /**
+   * The bytes served: on a read (the whole object when no range was asked for, or when a
+   * condition failed) and on `head`, `{offset: 0, length: size}`. Present but undefined on
+   * `put`, `complete` and list results. From compatibility date 2025-12-03 it also carries
+   * `suffix: undefined`: test `range.suffix !== undefined`, never `'suffix' in range`.
+   */
   readonly range?: Range;
   /** Always `"Standard"`. */
   readonly storageClass: string;

@@ -15,6 +15,9 @@
  *   honours `include`: from 2022-08-04 or with `r2_list_honor_include`; honoured when no date is
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
  *   and the 7-day expiry of multipart uploads).
+ * - A ReadableStream is stored only when its length is known, as on the platform: the readable
+ *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
+ *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
  *
@@ -32,6 +35,7 @@
 export type * from './contract';
 export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalogue';
 export { BucketError, ErrorCode, type BucketAction } from './errors';
+export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export { MemoryEngine } from './memory-engine';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';

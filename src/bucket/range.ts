@@ -1,3 +1,4 @@
+import type { Range } from './contract';
 import { invalidRange } from './errors';
 import { describe } from './keys';
 
@@ -82,4 +83,14 @@ export function resolveRange(request: RangeRequest | undefined, size: number): B
   }
   if (offset >= size || length === 0) throw invalidRange();
   return { offset, length: Math.min(length ?? size - offset, size - offset) };
+}
+
+/**
+ * The `range` a result reports: the bytes served. From compatibility date 2025-12-03 the
+ * platform's object has all three fields, `suffix` being undefined, so code that tests
+ * `'suffix' in range` sees it there too.
+ */
+export function reportedRange(served: ByteRange, everyField: boolean): Range {
+  const range = { offset: served.offset, length: served.length };
+  return everyField ? ({ ...range, suffix: undefined } as Range) : range;
 }

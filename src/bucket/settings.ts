@@ -6,11 +6,15 @@ import { DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './limits';
 export interface RuntimeOptions {
   /**
    * The worker's compatibility date (`YYYY-MM-DD`). From 2022-08-04 `list` honours `include`;
-   * before, listed objects always carry both metadata kinds. Without a date the runtime behaves
-   * as for a current worker and honours `include`.
+   * before, listed objects always carry both metadata kinds. From 2025-12-03 a `range` object
+   * carries `suffix: undefined` too. Without a date the runtime behaves as for a current worker.
+   * (The README's "Compatibility dates" table lists these in one place.)
    */
   compatibilityDate?: string;
-  /** The worker's compatibility flags; `r2_list_honor_include` makes `list` honour `include`. */
+  /**
+   * The worker's compatibility flags: `r2_list_honor_include` makes `list` honour `include`;
+   * `enable_fast_jsg_struct` / `disable_fast_jsg_struct` decide the shape of `range` objects.
+   */
   compatibilityFlags?: string[];
   /** Smallest non-final multipart part in bytes; 5 MiB unless tests want small parts. */
   minimumPartSize?: number;
@@ -21,12 +25,21 @@ export interface RuntimeOptions {
 /** Runtime options, checked and completed. */
 export interface RuntimeSettings {
   honourInclude: boolean;
+  /** Whether a reported `range` carries all three fields, `suffix: undefined` included. */
+  rangeHasEveryField: boolean;
   minimumPartSize: number;
   clock: () => number;
 }
 
 const HONOUR_INCLUDE_SINCE = '2022-08-04';
 const HONOUR_INCLUDE_FLAG = 'r2_list_honor_include';
+const FAST_STRUCT_SINCE = '2025-12-03';
+
+/** A behaviour that a date turns on, unless a flag says otherwise either way. */
+function enabled(date: string | undefined, since: string, flags: string[], enableFlag: string, disableFlag?: string): boolean {
+  if (disableFlag !== undefined && flags.includes(disableFlag)) return false;
+  return (date ?? since) >= since || flags.includes(enableFlag);
+}
 
 export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
   const { compatibilityDate, compatibilityFlags = [], minimumPartSize = DEFAULT_MIN_PART_BYTES, clock = Date.now } = options;
@@ -41,9 +54,14 @@ export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
   }
   if (typeof clock !== 'function') throw new TypeError('clock must be a function returning epoch milliseconds.');
   return {
-    honourInclude:
-      (compatibilityDate ?? HONOUR_INCLUDE_SINCE) >= HONOUR_INCLUDE_SINCE ||
-      compatibilityFlags.includes(HONOUR_INCLUDE_FLAG),
+    honourInclude: enabled(compatibilityDate, HONOUR_INCLUDE_SINCE, compatibilityFlags, HONOUR_INCLUDE_FLAG),
+    rangeHasEveryField: enabled(
+      compatibilityDate,
+      FAST_STRUCT_SINCE,
+      compatibilityFlags,
+      'enable_fast_jsg_struct',
+      'disable_fast_jsg_struct',
+    ),
     minimumPartSize,
     clock,
   };

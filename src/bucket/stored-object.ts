@@ -2,14 +2,14 @@ import { StoredChecksums } from './checksums';
 import type { Checksums, HttpMetadata, Range, StoredObject, StoredObjectBody } from './contract';
 import type { ChunkSource, ObjectBytes, ObjectRecord } from './engine';
 import { toHttpMetadata, writeHttpHeaders, type StoredHttpMetadata } from './metadata';
-import type { ByteRange } from './range';
 
 /** Which parts of a record a result shows. */
 export interface ObjectView {
   /** Omitted: not shown (a listing whose `include` leaves it out). */
   httpMetadata?: StoredHttpMetadata;
   customMetadata?: Record<string, string>;
-  range?: ByteRange;
+  /** The bytes served (reads and `head`); undefined on writes and listings. */
+  range?: Range;
 }
 
 export class StoredObjectResult implements StoredObject {
@@ -33,11 +33,12 @@ export class StoredObjectResult implements StoredObject {
     this.httpEtag = `"${record.etag}"`;
     this.checksums = new StoredChecksums(record.checksums);
     this.uploaded = new Date(record.uploaded);
-    // Absent parts stay absent (not undefined-valued), as on the platform's objects.
+    // Absent metadata stays absent (not undefined-valued), as on the platform's objects; `range`
+    // is always there, undefined where nothing was read, as the platform shows it.
     const shown = this as { httpMetadata?: HttpMetadata; customMetadata?: Record<string, string>; range?: Range };
     if (view.httpMetadata) shown.httpMetadata = toHttpMetadata(view.httpMetadata);
     if (view.customMetadata) shown.customMetadata = { ...view.customMetadata };
-    if (view.range) shown.range = { ...view.range };
+    shown.range = view.range && { ...view.range };
   }
 
   writeHttpMetadata(headers: Headers): void {

@@ -1,6 +1,6 @@
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { ListOptions, ListResult, OpenBucket } from '../../src/bucket';
-import { eachEngine, expectBucketError } from './engines';
+import { eachEngine, expectBucketError, test } from './engines';
 
 const keysOf = (page: ListResult) => page.objects.map((object) => object.key);
 
@@ -19,7 +19,10 @@ async function allPages(bucket: OpenBucket, options: ListOptions): Promise<ListR
 eachEngine(({ open }) => {
   const withKeys = async (keys: string[], options = {}) => {
     const bucket = open(options);
-    await Promise.all(keys.map((key) => bucket.put(key, key)));
+    // In batches: a thousand calls at once through Miniflare's proxy can fail on a loaded machine.
+    for (let start = 0; start < keys.length; start += 100) {
+      await Promise.all(keys.slice(start, start + 100).map((key) => bucket.put(key, key)));
+    }
     return bucket;
   };
 
@@ -41,7 +44,7 @@ eachEngine(({ open }) => {
     expect(listed).toMatchObject({ key: 'k', size: 5, etag: stored.etag, version: stored.version, storageClass: 'Standard' });
     expect(listed!.uploaded).toEqual(stored.uploaded);
     expect(listed!.checksums.toJSON()).toEqual(stored.checksums.toJSON());
-    expect('range' in listed!).toBe(false);
+    expect(listed).toHaveProperty('range', undefined);
   });
 
   describe('limit', () => {

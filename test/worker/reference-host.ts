@@ -5,14 +5,17 @@ import { configFile, dataDirectoryWith } from './config-files';
 
 export const REFERENCE_WORKER = join(ROOT, 'src/worker/reference/index.ts');
 
-/** Starts the reference worker with MY_BUCKET bound, these keys readable and this secret in the environment. */
-export async function startReferenceWorker(allowList: string[], secret: string): Promise<Host> {
+/**
+ * Starts the reference worker with MY_BUCKET bound, these keys readable and this secret in the
+ * environment, at this compatibility date.
+ */
+export async function startReferenceWorker(allowList: string[], secret: string, compatibilityDate = '2024-09-23'): Promise<Host> {
   const dataDir = await dataDirectoryWith('my-bucket');
   const config = configFile(
     'wrangler.toml',
     `name = "reference"
 main = "${REFERENCE_WORKER}"
-compatibility_date = "2024-09-23"
+compatibility_date = "${compatibilityDate}"
 
 [[r2_buckets]]
 binding = "MY_BUCKET"

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import ts from 'typescript';
 import { afterAll, describe, expect, test } from 'vitest';
-import { createBucket, MemoryEngine } from '../../src/bucket';
+import { createBucket, declareStreamLength, FixedLengthStream, MemoryEngine } from '../../src/bucket';
 import { ROOT } from './commands';
 
 const FOLDER = join(ROOT, 'src/worker/reference');
@@ -13,7 +13,7 @@ const FOLDER = join(ROOT, 'src/worker/reference');
 /** Globals a worker runtime offers; nothing of Node (no process, Buffer, require, setImmediate). */
 const WEB_GLOBALS = {
   Request, Response, Headers, URL, URLSearchParams, TextEncoder, TextDecoder, crypto, ReadableStream,
-  WritableStream, TransformStream, Blob, AbortController, atob, btoa, structuredClone, setTimeout, clearTimeout, console,
+  WritableStream, TransformStream, FixedLengthStream, Blob, AbortController, atob, btoa, structuredClone, setTimeout, clearTimeout, console,
   // The binding's errors come from this realm; the worker must recognise them as the platform's own.
   Error, TypeError, RangeError,
 };
@@ -56,7 +56,12 @@ describe('the reference worker in a context with Web APIs only', () => {
   const bucket = createBucket({ engine: new MemoryEngine() });
   afterAll(() => bucket.close());
   const env = { MY_BUCKET: bucket, AUTH_KEY_SECRET: 'secret', ALLOW_LIST: 'cat-pic.jpg, ranged.txt' };
-  const call = (path: string, init: RequestInit = {}) => worker.fetch(new Request(`https://worker.example${path}`, init), env);
+  /** A request as the host hands it over: a body of known length, as its Content-Length gives. */
+  const call = (path: string, init: RequestInit = {}) => {
+    const request = new Request(`https://worker.example${path}`, init);
+    if (typeof init.body === 'string') declareStreamLength(request.body!, new TextEncoder().encode(init.body).byteLength);
+    return worker.fetch(request, env);
+  };
 
   test('imports nothing but its own files at run time', () => {
     expect([...new Set(imports)].sort()).toEqual(['./authorization', './object-responses']);

@@ -3,6 +3,7 @@ import { loadWorkerConfig, requireExistingBuckets, resolveSecrets, type WorkerCo
 import { buildEnvironment } from './environment';
 import { listen } from './listen';
 import { PendingWork } from './pending-work';
+import { installPlatformGlobals } from './platform-globals';
 import { importWorker, type WorkerModule } from './worker-module';
 
 export interface WorkerHostOptions {
@@ -50,6 +51,7 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
   try {
     requireExistingBuckets(config, (await catalogue.list()).map((bucket) => bucket.name), dataDir);
     const { env, summary } = await buildEnvironment(config, secrets, catalogue);
+    installPlatformGlobals();
     const worker = await importWorker(config.main);
     const pending = new PendingWork((error) => report(`ctx.waitUntil work failed: ${describeError(error)}`));
     const server = await listen(fetchHandler(worker, env, pending, report), port, hostname);

@@ -28,6 +28,7 @@ export interface ReferenceWorkerEnv {
 const ALLOWED_METHODS = 'PUT, GET, DELETE';
 const KEY_NAME_NOT_VALID = 10020;
 const OBJECT_TOO_LARGE = 100100;
+const MALFORMED_ETAGS = /^Invalid ETag in if-(none-)?match header$/;
 
 export default {
   async fetch(request: Request, env: ReferenceWorkerEnv): Promise<Response> {
@@ -74,11 +75,12 @@ function requireBucket(env: ReferenceWorkerEnv): Bucket {
 }
 
 /**
- * Binding failures caused by the request itself: a key too long, a body too large, malformed
- * conditional headers (the binding throws a TypeError on those). Anything else is the host's
- * to report.
+ * Binding failures caused by the request itself: a key too long, a body too large, a body
+ * streamed without a length (TypeError), malformed If-Match / If-None-Match (a plain Error with
+ * the platform's message). Anything else is the host's to report.
  */
 function requestErrorResponse(error: unknown): Response | undefined {
+  if (error instanceof Error && MALFORMED_ETAGS.test(error.message)) return plainText(`Bad Request: ${error.message}`, 400);
   const code = bindingErrorCode(error);
   if (code === KEY_NAME_NOT_VALID) return plainText('Bad Request: the key is not a valid object name (at most 1024 bytes of UTF-8)', 400);
   if (code === OBJECT_TOO_LARGE) return plainText('Payload Too Large', 413);

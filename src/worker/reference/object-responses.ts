@@ -66,11 +66,15 @@ function representationHeaders(object: StoredObject): Headers {
   return headers;
 }
 
-/** The bytes a read serves, whichever form of `range` the binding reports. */
+/**
+ * The bytes a read serves, whichever form of `range` the binding reports. A property is tested
+ * for its value, not its presence: from compatibility date 2025-12-03 (`enable_fast_jsg_struct`)
+ * the platform's range object carries every field, `suffix: undefined` included.
+ */
 function servedBytes(object: StoredObjectBody): { offset: number; length: number } {
-  const range = object.range;
+  const range = object.range as { offset?: number; length?: number; suffix?: number } | undefined;
   if (!range) return { offset: 0, length: object.size };
-  if ('suffix' in range) return { offset: object.size - range.suffix, length: range.suffix };
+  if (range.suffix !== undefined) return { offset: object.size - range.suffix, length: range.suffix };
   const offset = range.offset ?? 0;
   return { offset, length: range.length ?? object.size - offset };
 }
