@@ -13,7 +13,9 @@ export type BucketAction =
   | 'createMultipartUpload'
   | 'uploadPart'
   | 'completeMultipartUpload'
-  | 'abortMultipartUpload';
+  | 'abortMultipartUpload'
+  | 'listMultipartUploads'
+  | 'listParts';
 
 export class BucketError extends Error {
   override readonly name = 'BucketError';

@@ -15,6 +15,8 @@
  *   honours `include`: from 2022-08-04 or with `r2_list_honor_include`; honoured when no date is
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
  *   and the 7-day expiry of multipart uploads).
+ * - Beyond the binding (`UploadInventory`, for the S3 endpoint): `listMultipartUploads({ prefix })`
+ *   and `listParts(key, uploadId)` show the uploads in progress and their stored parts.
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
  *
@@ -32,6 +34,7 @@
 export type * from './contract';
 export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalogue';
 export { BucketError, ErrorCode, type BucketAction } from './errors';
+export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export { MemoryEngine } from './memory-engine';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
