@@ -1,0 +1,75 @@
+/** Operations on the service and on buckets: the catalogue, and object listings. */
+import type { ListOptions } from '../bucket';
+import { invalidArgument } from './errors';
+import { iso, keyEncoder, numberParam, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
+
+const MAX_KEYS = 1000;
+const OWNER = { ID: 'local', DisplayName: 'local' };
+
+export async function listBuckets(context: S3Context): Promise<S3Response> {
+  const buckets = await context.catalogue.list();
+  return xmlResponse('ListAllMyBucketsResult', {
+    Owner: OWNER,
+    Buckets: { Bucket: buckets.map((bucket) => ({ Name: bucket.name, CreationDate: iso(bucket.createdAt) })) },
+  });
+}
+
+export async function headBucket(context: S3Context): Promise<S3Response> {
+  await openBucket(context);
+  return { status: 200, headers: { 'x-amz-bucket-region': context.region } };
+}
+
+export async function getBucketLocation(context: S3Context): Promise<S3Response> {
+  await openBucket(context);
+  return xmlResponse('LocationConstraint', { '#text': context.region });
+}
+
+export async function createBucket(context: S3Context): Promise<S3Response> {
+  // A CreateBucketConfiguration body names a region; buckets here have none to choose.
+  await context.catalogue.create(context.request.bucket!);
+  return { status: 200, headers: { location: `/${context.request.bucket}` } };
+}
+
+export async function deleteBucket(context: S3Context): Promise<S3Response> {
+  await context.catalogue.delete(context.request.bucket!);
+  return { status: 204 };
+}
+
+export async function listObjectsV2(context: S3Context): Promise<S3Response> {
+  const { params } = context.request;
+  const bucket = await openBucket(context);
+  const encode = keyEncoder(context);
+  const maxKeys = numberParam(context, 'max-keys', MAX_KEYS, 0, MAX_KEYS);
+  const prefix = params.get('prefix') ?? '';
+  const delimiter = params.get('delimiter') || undefined;
+  const startAfter = params.get('start-after');
+  const token = params.get('continuation-token');
+  if (token === '') throw invalidArgument('The continuation token provided is incorrect.', 'continuation-token', token);
+  const options: ListOptions = { limit: maxKeys, prefix, include: [] };
+  if (delimiter !== undefined) options.delimiter = delimiter;
+  if (token !== undefined) options.cursor = token;
+  else if (startAfter) options.startAfter = startAfter;
+  const page =
+    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await bucket.list(options);
+  return xmlResponse('ListBucketResult', {
+    Name: context.request.bucket!,
+    Prefix: encode(prefix),
+    Delimiter: delimiter === undefined ? undefined : encode(delimiter),
+    StartAfter: startAfter === undefined ? undefined : encode(startAfter),
+    ContinuationToken: token,
+    NextContinuationToken: page.truncated ? page.cursor : undefined,
+    KeyCount: page.objects.length + page.delimitedPrefixes.length,
+    MaxKeys: maxKeys,
+    EncodingType: params.get('encoding-type'),
+    IsTruncated: page.truncated,
+    Contents: page.objects.map((object) => ({
+      Key: encode(object.key),
+      LastModified: iso(object.uploaded),
+      ETag: object.httpEtag,
+      Size: object.size,
+      StorageClass: 'STANDARD',
+      ...(params.get('fetch-owner') === 'true' ? { Owner: OWNER } : {}),
+    })),
+    CommonPrefixes: page.delimitedPrefixes.map((p) => ({ Prefix: encode(p) })),
+  });
+}
