@@ -73,8 +73,9 @@ export function canonicalRequest(parts: SignedParts, signedHeaders: string[], pa
     .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
+  // Header values arrive as Latin-1 text of their bytes; clients sign those bytes as UTF-8.
   const headers = signedHeaders
-    .map((name) => `${name}:${(parts.headers.get(name) ?? '').trim().replace(/\s+/g, ' ')}\n`)
+    .map((name) => `${name}:${Buffer.from(parts.headers.get(name) ?? '', 'latin1').toString('utf8').trim().replace(/\s+/g, ' ')}\n`)
     .join('');
   return [parts.method, path || '/', query, headers, signedHeaders.join(';'), payloadHash].join('\n');
 }
