@@ -7,13 +7,12 @@ import {
   GetObjectCommand,
   HeadObjectCommand,
   PutObjectCommand,
-  S3ServiceException,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { startEndpoint, type Endpoint } from './support';
+import { s3Failure, startEndpoint, type Endpoint } from './support';
 
 let endpoint: Endpoint;
 let s3: S3Client;
@@ -22,19 +21,6 @@ beforeEach(async () => {
   s3 = endpoint.client();
   await s3.send(new CreateBucketCommand({ Bucket: 'photos' }));
 });
-
-/** The S3 error a call fails with: its code, status and message. */
-export async function s3Failure(promise: Promise<unknown>): Promise<{ name: string; status: number; message: string }> {
-  const error = await promise.then(
-    () => {
-      throw new Error('expected the call to fail');
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(S3ServiceException);
-  const failure = error as S3ServiceException;
-  return { name: failure.name, status: failure.$metadata.httpStatusCode!, message: failure.message };
-}
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 const put = (Key: string, Body: string, extra: Partial<ConstructorParameters<typeof PutObjectCommand>[0]> = {}) =>

@@ -1,9 +1,9 @@
 // An S3 endpoint on a fresh data directory, on a free port, with clients of the AWS SDK v3.
-import { S3Client } from '@aws-sdk/client-s3';
+import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { BucketCatalogue } from '../../src/bucket';
 import { startS3Server, type RunningS3Server, type S3ServerOptions } from '../../src/s3';
 
@@ -57,3 +57,17 @@ export async function startEndpoint(options: Partial<S3ServerOptions> = {}, data
     },
   };
 }
+
+/** The S3 error a call fails with: its code, status and message. */
+export async function s3Failure(promise: Promise<unknown>): Promise<{ name: string; status: number; message: string }> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(S3ServiceException);
+  const failure = error as S3ServiceException;
+  return { name: failure.name, status: failure.$metadata.httpStatusCode!, message: failure.message };
+}
+
