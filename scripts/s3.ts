@@ -80,7 +80,8 @@ async function main(): Promise<void> {
         `S3 endpoint for the buckets of ${args.dataDir}`,
         `  access keys: ${[...accessKeys.keys()].join(', ')}`,
         ...(args.publicRead.length > 0 ? [`  anonymous reads: ${args.publicRead.join(', ')}`] : []),
-        `Ready on ${server.url} (path-style, region ${args.region}; pid ${process.pid})`,
+        `  path-style addressing, region ${args.region}`,
+        `Ready on ${server.url} (pid ${process.pid})`,
       ].join('\n') + '\n',
     );
   } catch (error) {
@@ -93,7 +94,10 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`Stopping (${signal})\n`);
     server.close().then(
-      () => process.exit(0),
+      () => {
+        process.stdout.write('Stopped\n');
+        process.exit(0);
+      },
       (error: unknown) => {
         process.stderr.write(`unclean stop: ${String(error)}\n`);
         process.exit(EXIT_FAILURE);
