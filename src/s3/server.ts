@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { BucketCatalogue, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
 import { accessDenied, S3Error, toS3Error } from './errors';
@@ -119,11 +117,35 @@ async function send(outgoing: ServerResponse, response: S3Response, requestId: s
     outgoing.end(body);
     return;
   }
+  // Written chunk by chunk, waiting for the socket to drain: memory holds a chunk, not the object.
+  const reader = body.getReader();
   try {
-    await pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), outgoing);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!outgoing.write(value)) await waitForDrain(outgoing);
+    }
+    outgoing.end();
   } catch (error) {
     // The client went away, or storage failed mid-body: the response cannot say so any more.
+    await reader.cancel().catch(() => {});
     if (!outgoing.destroyed) report(`response body failed: ${String(error)}`);
     outgoing.destroy();
   }
+}
+
+/** Resolves when the response can take more, rejects when the connection closes first. */
+function waitForDrain(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      outgoing.off('drain', onDrain);
+      outgoing.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    outgoing.once('drain', onDrain);
+    outgoing.once('close', onClose);
+  });
 }
