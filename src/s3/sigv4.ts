@@ -61,6 +61,23 @@ export function signingKey(secret: string, date: string, region: string, service
   return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
 }
 
+/**
+ * Signing keys last a day per access key and region: derived once (four HMACs), then reused.
+ * Keyed by the secret's key id, so a secret never serves as a map key.
+ */
+const signingKeys = new Map<string, { secret: string; key: Buffer }>();
+const MAX_CACHED_KEYS = 256;
+
+function cachedSigningKey(accessKeyId: string, secret: string, date: string, region: string): Buffer {
+  const id = `${accessKeyId}/${date}/${region}`;
+  const cached = signingKeys.get(id);
+  if (cached && cached.secret === secret) return cached.key;
+  const key = signingKey(secret, date, region, 's3');
+  if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.clear();
+  signingKeys.set(id, { secret, key });
+  return key;
+}
+
 /** The canonical request: path segments and query re-encoded the one way SigV4 defines. */
 export function canonicalRequest(parts: SignedParts, signedHeaders: string[], payloadHash: string, omitQuery?: string): string {
   const path = parts.rawPath
@@ -235,7 +252,7 @@ function check(
   omitQuery?: string,
 ): Signer {
   const secret = secretOf(keys, credential.accessKeyId);
-  const key = signingKey(secret, credential.date, credential.region, 's3');
+  const key = cachedSigningKey(credential.accessKeyId, secret, credential.date, credential.region);
   const canonical = canonicalRequest(parts, signedHeaders, payloadHash, omitQuery);
   const expected = sign(key, stringToSign(amzDate, credential.scope, canonical));
   if (!sameSignature(expected, signature)) throw signatureMismatch();
