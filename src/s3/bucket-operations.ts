@@ -73,3 +73,50 @@ export async function listObjectsV2(context: S3Context): Promise<S3Response> {
     CommonPrefixes: page.delimitedPrefixes.map((p) => ({ Prefix: encode(p) })),
   });
 }
+
+const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/**
+ * ListObjects (version 1): `marker` is a key to start after. A marker inside a delimited group
+ * (as NextMarker is when the last entry was a common prefix) resumes after the whole group.
+ */
+export async function listObjects(context: S3Context): Promise<S3Response> {
+  const { params } = context.request;
+  const bucket = await openBucket(context);
+  const encode = keyEncoder(context);
+  const maxKeys = numberParam(context, 'max-keys', MAX_KEYS, 0, MAX_KEYS);
+  const prefix = params.get('prefix') ?? '';
+  const delimiter = params.get('delimiter') || undefined;
+  const marker = params.get('marker') || undefined;
+  const cut = marker !== undefined && delimiter !== undefined && marker.startsWith(prefix) ? marker.indexOf(delimiter, prefix.length) : -1;
+  const markerGroup = cut < 0 ? undefined : marker!.slice(0, cut + delimiter!.length);
+  const options: ListOptions = { limit: maxKeys, prefix, include: [] };
+  if (delimiter !== undefined) options.delimiter = delimiter;
+  if (marker !== undefined) options.startAfter = marker;
+  const page =
+    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await bucket.list(options);
+  const prefixes = page.delimitedPrefixes.filter((p) => p !== markerGroup);
+  const last = [page.objects[page.objects.length - 1]?.key, page.delimitedPrefixes[page.delimitedPrefixes.length - 1]]
+    .filter((entry): entry is string => entry !== undefined)
+    .sort(byteOrder)
+    .pop();
+  return xmlResponse('ListBucketResult', {
+    Name: context.request.bucket!,
+    Prefix: encode(prefix),
+    Marker: encode(marker ?? ''),
+    NextMarker: page.truncated && delimiter !== undefined && last !== undefined ? encode(last) : undefined,
+    MaxKeys: maxKeys,
+    Delimiter: delimiter === undefined ? undefined : encode(delimiter),
+    EncodingType: params.get('encoding-type'),
+    IsTruncated: page.truncated,
+    Contents: page.objects.map((object) => ({
+      Key: encode(object.key),
+      LastModified: iso(object.uploaded),
+      ETag: object.httpEtag,
+      Size: object.size,
+      StorageClass: 'STANDARD',
+      Owner: OWNER,
+    })),
+    CommonPrefixes: prefixes.map((p) => ({ Prefix: encode(p) })),
+  });
+}

@@ -10,9 +10,10 @@
  *   `S3_SECRET_ACCESS_KEY` and/or a file of `ACCESS_KEY_ID=secret` lines; `S3ConfigError`
  *   when they cannot be used.
  * - Operations: ListBuckets, HeadBucket, CreateBucket, DeleteBucket, GetBucketLocation,
- *   ListObjectsV2, HeadObject, GetObject, PutObject, CopyObject, DeleteObject, DeleteObjects,
- *   CreateMultipartUpload, UploadPart, UploadPartCopy, ListParts, ListMultipartUploads,
- *   CompleteMultipartUpload, AbortMultipartUpload. Others answer NotImplemented.
+ *   ListObjects (version 1) and ListObjectsV2, HeadObject, GetObject, PutObject, CopyObject,
+ *   DeleteObject, DeleteObjects, CreateMultipartUpload, UploadPart, UploadPartCopy, ListParts,
+ *   ListMultipartUploads, CompleteMultipartUpload, AbortMultipartUpload. Others answer
+ *   NotImplemented.
  */
 export { ACCESS_KEY_ID_VARIABLE, loadAccessKeys, S3ConfigError, SECRET_ACCESS_KEY_VARIABLE } from './access-keys';
 export { DEFAULT_S3_PORT, startS3Server, type RunningS3Server, type S3ServerOptions } from './server';

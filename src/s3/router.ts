@@ -38,7 +38,7 @@ export function route(request: S3Request): Operation {
         if (params.has('location')) return op('GetBucketLocation', buckets.getBucketLocation);
         if (params.has('uploads')) return op('ListMultipartUploads', multipart.listMultipartUploads);
         if (params.get('list-type') === '2') return op('ListObjectsV2', buckets.listObjectsV2, true);
-        throw notImplemented('ListObjects (version 1; use ListObjectsV2, list-type=2)');
+        return op('ListObjects', buckets.listObjects, true);
       case 'HEAD':
         return op('HeadBucket', buckets.headBucket, true);
       case 'PUT':

@@ -5,6 +5,7 @@ import {
   GetBucketLocationCommand,
   HeadBucketCommand,
   ListBucketsCommand,
+  ListObjectsCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
@@ -107,5 +108,30 @@ describe('ListObjectsV2', () => {
 
   test('an unknown continuation token yields an empty page, as the binding does', async () => {
     expect(await list({ ContinuationToken: 'bm90LWEtdG9rZW4' })).toMatchObject({ KeyCount: 0, IsTruncated: false });
+  });
+});
+
+describe('ListObjects (version 1)', () => {
+  const keys = ['a', 'dir/1', 'dir/2', 'dir/sub/3', 'm', 'z/1'];
+  beforeEach(async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'version-one' }));
+    for (const Key of keys) await s3.send(new PutObjectCommand({ Bucket: 'version-one', Key, Body: Key }));
+  });
+
+  test('pages with marker / NextMarker, resuming after a whole delimited group', async () => {
+    const seen: string[] = [];
+    let marker: string | undefined;
+    for (;;) {
+      const page = await s3.send(new ListObjectsCommand({ Bucket: 'version-one', Delimiter: '/', MaxKeys: 2, ...(marker ? { Marker: marker } : {}) }));
+      seen.push(...(page.Contents ?? []).map((o) => o.Key!), ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!));
+      if (!page.IsTruncated) break;
+      marker = page.NextMarker;
+    }
+    expect(seen.sort()).toEqual(['a', 'dir/', 'm', 'z/']);
+    const after = await s3.send(new ListObjectsCommand({ Bucket: 'version-one', Marker: 'dir/1' }));
+    expect(after.Contents!.map((o) => o.Key)).toEqual(['dir/2', 'dir/sub/3', 'm', 'z/1']);
+    const inside = await s3.send(new ListObjectsCommand({ Bucket: 'version-one', Prefix: 'dir/', Delimiter: '/' }));
+    expect(inside.Contents!.map((o) => o.Key)).toEqual(['dir/1', 'dir/2']);
+    expect(inside.CommonPrefixes!.map((p) => p.Prefix)).toEqual(['dir/sub/']);
   });
 });
