@@ -2,6 +2,7 @@
 // truncated), payload hashes and lengths that do not match.
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { rawFetch, signedChunks, signedHeaders } from './raw-requests';
 import { s3Failure, startEndpoint, type Endpoint } from './support';
@@ -92,12 +93,17 @@ describe('signed aws-chunked streams', () => {
   const chunks = ['first chunk, ', 'second chunk, ', 'last'];
   const decodedLength = chunks.join('').length;
 
-  function streamingPut(key: string, body: (seed: string, amzDate: string) => string, decoded = decodedLength) {
+  function streamingPut(key: string, body: (seed: string, amzDate: string) => string, decoded = decodedLength, trailer?: string) {
     const { headers, url, signature, amzDate } = signedHeaders(endpoint.server.url, {
       method: 'PUT',
       target: `/raw/${key}`,
-      payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
-      headers: { 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': String(decoded), 'content-type': 'text/plain' },
+      payloadHash: trailer ? 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER' : 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD',
+      headers: {
+        'content-encoding': 'aws-chunked',
+        'x-amz-decoded-content-length': String(decoded),
+        'content-type': 'text/plain',
+        ...(trailer ? { 'x-amz-trailer': trailer } : {}),
+      },
     });
     return fetch(url, { method: 'PUT', headers, body: body(signature, amzDate) });
   }
@@ -117,6 +123,30 @@ describe('signed aws-chunked streams', () => {
     expect(response.status).toBe(403);
     expect(errorOf(await response.text()).code).toBe('SignatureDoesNotMatch');
     expect((await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'raw', Key: 'tampered' })))).name).toBe('NoSuchKey');
+  });
+
+  test('signed trailing checksums are verified: signature and value', async () => {
+    const crc = (text: string) => {
+      const out = Buffer.alloc(4);
+      out.writeUInt32BE(crc32(text));
+      return out.toString('base64');
+    };
+    const good = `x-amz-checksum-crc32:${crc(chunks.join(''))}`;
+    const ok = await streamingPut('trailed', (seed, date) => signedChunks(chunks, seed, date, undefined, good), decodedLength, 'x-amz-checksum-crc32');
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('x-amz-checksum-crc32')).toBe(crc(chunks.join('')));
+    expect((await stored('trailed')).text).toBe(chunks.join(''));
+    const wrongValue = `x-amz-checksum-crc32:${crc('something else')}`;
+    const bad = await streamingPut('bad-crc', (seed, date) => signedChunks(chunks, seed, date, undefined, wrongValue), decodedLength, 'x-amz-checksum-crc32');
+    expect(errorOf(await bad.text()).code).toBe('BadDigest');
+    const forged = await streamingPut(
+      'forged',
+      (seed, date) => signedChunks(chunks, seed, date, undefined, good).replace(/x-amz-trailer-signature:[0-9a-f]/, 'x-amz-trailer-signature:g'),
+      decodedLength,
+      'x-amz-checksum-crc32',
+    );
+    expect(errorOf(await forged.text()).code).toBe('SignatureDoesNotMatch');
+    expect((await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'raw', Key: 'forged' })))).name).toBe('NoSuchKey');
   });
 
   test('a truncated stream or a wrong decoded length is IncompleteBody', async () => {

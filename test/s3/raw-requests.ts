@@ -82,7 +82,7 @@ export function signedHeaders(base: string, request: RawRequest): { headers: Rec
  * on the previous one, starting from the request's. `corrupt` alters the chunk at that index
  * after signing.
  */
-export function signedChunks(chunks: string[], seed: string, amzDate: string, corrupt?: number): string {
+export function signedChunks(chunks: string[], seed: string, amzDate: string, corrupt?: number, trailer?: string): string {
   const day = amzDate.slice(0, 8);
   const scope = `${day}/auto/s3/aws4_request`;
   const key = signingKeyFor(SECRET, day);
@@ -92,7 +92,12 @@ export function signedChunks(chunks: string[], seed: string, amzDate: string, co
     const toSign = ['AWS4-HMAC-SHA256-PAYLOAD', amzDate, scope, previous, EMPTY, sha256(chunk)].join('\n');
     previous = createHmac('sha256', key).update(toSign).digest('hex');
     const sent = index === corrupt ? chunk.toUpperCase() : chunk;
-    body += `${Buffer.byteLength(chunk).toString(16)};chunk-signature=${previous}\r\n${sent}\r\n`;
+    body += `${Buffer.byteLength(chunk).toString(16)};chunk-signature=${previous}\r\n${sent}`;
+    if (chunk !== '' || trailer === undefined) body += '\r\n';
   }
-  return body;
+  if (trailer === undefined) return body;
+  // Signed trailing headers: each as "name:value\n", signed on from the last chunk's signature.
+  const toSign = ['AWS4-HMAC-SHA256-TRAILER', amzDate, scope, previous, sha256(`${trailer}\n`)].join('\n');
+  const signature = createHmac('sha256', key).update(toSign).digest('hex');
+  return `${body}${trailer}\r\nx-amz-trailer-signature:${signature}\r\n\r\n`;
 }
