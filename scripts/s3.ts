@@ -54,7 +54,8 @@ function readArguments() {
   const { values } = parsed;
   if (values.help) return null;
   const port = values.port === undefined ? DEFAULT_S3_PORT : Number(values.port);
-  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
+    usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
   return {
     port,
     hostname: values.host ?? '127.0.0.1',

@@ -63,10 +63,11 @@ async function startEndpoint(dataDir: string) {
   return {
     url: ready[1]!,
     pid: Number(ready[2]),
-    stop: () => new Promise<void>((resolve) => {
-      child.on('exit', () => resolve());
-      child.kill('SIGTERM');
-    }),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
   };
 }
 
@@ -97,14 +98,18 @@ async function smallS3(s3: S3Client, payload: Buffer, round: number): Promise<nu
   const start = process.hrtime.bigint();
   await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
     await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: `s3/${round}/${i}`, Body: payload }));
-    await (await s3.send(new GetObjectCommand({ Bucket: 'bench', Key: `s3/${round}/${i}` }))).Body!.transformToByteArray();
+    await (
+      await s3.send(new GetObjectCommand({ Bucket: 'bench', Key: `s3/${round}/${i}` }))
+    ).Body!.transformToByteArray();
   });
   return SMALL_PAIRS / seconds(start);
 }
 
 async function benchSmall(root: string, s3: S3Client, bucket: OpenBucket): Promise<void> {
   const payload = randomBytes(KiB);
-  console.log(`\nSmall objects: ${round(SMALL_PAIRS)} put+get pairs of 1 KiB, ${SMALL_CONCURRENCY} in flight, best of ${SMALL_ROUNDS}`);
+  console.log(
+    `\nSmall objects: ${round(SMALL_PAIRS)} put+get pairs of 1 KiB, ${SMALL_CONCURRENCY} in flight, best of ${SMALL_ROUNDS}`,
+  );
   const best = { raw: 0, binding: 0, s3: 0 };
   // One S3 round first: connections open and code compiles before anything is timed.
   await smallS3(s3, payload, -1);
@@ -116,7 +121,9 @@ async function benchSmall(root: string, s3: S3Client, bucket: OpenBucket): Promi
     best.s3 = Math.max(best.s3, await smallS3(s3, payload, i));
   }
   console.log(`  raw files (write+fsync, read)   ${round(best.raw).padStart(7)} pairs/s`);
-  console.log(`  binding (on-disk runtime)       ${round(best.binding).padStart(7)} pairs/s  ${round(best.binding / best.raw, 2)}x raw`);
+  console.log(
+    `  binding (on-disk runtime)       ${round(best.binding).padStart(7)} pairs/s  ${round(best.binding / best.raw, 2)}x raw`,
+  );
   console.log(
     `  S3 (AWS SDK over HTTP)          ${round(best.s3).padStart(7)} pairs/s  ${round(best.s3 / best.raw, 2)}x raw  ${round(best.s3 / best.binding, 2)}x binding`,
   );
@@ -145,7 +152,10 @@ async function benchLarge(s3: S3Client, pid: number): Promise<void> {
   for await (const part of got.Body as AsyncIterable<Uint8Array>) received += part.byteLength;
   const down = { mbps: LARGE_SIZE / MiB / seconds(start), grown: memoryField(pid, 'VmHWM') - beforeDownload };
   if (received !== LARGE_SIZE) throw new Error(`received ${received} bytes of ${LARGE_SIZE}`);
-  for (const [name, figures] of [['PUT', up], ['GET', down]] as const) {
+  for (const [name, figures] of [
+    ['PUT', up],
+    ['GET', down],
+  ] as const) {
     const met = figures.grown < MEMORY_BOUND;
     console.log(
       `  ${name}  ${round(figures.mbps).padStart(5)} MB/s  endpoint peak memory +${round(figures.grown / MiB, 1)} MiB  ` +
@@ -158,7 +168,12 @@ export async function run(): Promise<void> {
   const root = fs.mkdtempSync(join(tmpdir(), 's3-bench-'));
   const dataDir = join(root, 'data');
   const endpoint = await startEndpoint(dataDir);
-  const s3 = new S3Client({ endpoint: endpoint.url, region: 'auto', forcePathStyle: true, credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } });
+  const s3 = new S3Client({
+    endpoint: endpoint.url,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+  });
   const catalogue = new BucketCatalogue(dataDir);
   try {
     console.log('S3 endpoint benchmark');

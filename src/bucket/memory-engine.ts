@@ -149,7 +149,9 @@ export class MemoryEngine implements StorageEngine {
       .map(({ upload }) => copyRecord(upload))
       .sort(
         (a, b) =>
-          compareKeys(a.key, b.key) || a.created - b.created || (a.uploadId < b.uploadId ? -1 : a.uploadId > b.uploadId ? 1 : 0),
+          compareKeys(a.key, b.key) ||
+          a.created - b.created ||
+          (a.uploadId < b.uploadId ? -1 : a.uploadId > b.uploadId ? 1 : 0),
       );
   }
 
@@ -157,7 +159,9 @@ export class MemoryEngine implements StorageEngine {
     this.#checkOpen();
     const upload = this.#upload(uploadId, key);
     if (upload?.state !== 'active') return null;
-    const parts = [...upload.parts.values()].map(({ part }) => ({ ...part })).sort((a, b) => a.partNumber - b.partNumber);
+    const parts = [...upload.parts.values()]
+      .map(({ part }) => ({ ...part }))
+      .sort((a, b) => a.partNumber - b.partNumber);
     return { upload: copyRecord(upload.upload), parts };
   }
 

@@ -91,7 +91,9 @@ export class UploadOperations {
 
   async parts(key: unknown, uploadId: unknown): Promise<{ upload: UploadInProgress; parts: StoredPart[] }> {
     const k = requireKey(key, 'listParts');
-    if (typeof uploadId !== 'string') throw new TypeError(`listParts: the upload id must be a string, not ${describe(uploadId)}.`);
+    if (typeof uploadId !== 'string') {
+      throw new TypeError(`listParts: the upload id must be a string, not ${describe(uploadId)}.`);
+    }
     await this.expire();
     const found = await this.engine.uploadParts(uploadId, k);
     if (!found) throw noSuchUpload('listParts');

@@ -25,7 +25,10 @@ const ACCESS_KEY_ID = /^[A-Za-z0-9_]{3,128}$/;
 export function loadAccessKeys(environment: NodeJS.ProcessEnv, credentialsFile?: string): AccessKeys {
   const keys = new Map<string, string>();
   const add = (id: string, secret: string, where: string) => {
-    if (!ACCESS_KEY_ID.test(id)) throw new S3ConfigError(`${where}: the access key id ${JSON.stringify(id)} must be 3 to 128 letters, digits or _.`);
+    if (!ACCESS_KEY_ID.test(id))
+      throw new S3ConfigError(
+        `${where}: the access key id ${JSON.stringify(id)} must be 3 to 128 letters, digits or _.`,
+      );
     if (secret.length < 8) throw new S3ConfigError(`${where}: the secret of ${id} is shorter than 8 characters.`);
     if (keys.has(id)) throw new S3ConfigError(`${where}: the access key id ${id} is given twice.`);
     keys.set(id, secret);
@@ -33,7 +36,9 @@ export function loadAccessKeys(environment: NodeJS.ProcessEnv, credentialsFile?:
   const id = environment[ACCESS_KEY_ID_VARIABLE];
   const secret = environment[SECRET_ACCESS_KEY_VARIABLE];
   if ((id === undefined) !== (secret === undefined)) {
-    throw new S3ConfigError(`${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE} go together: set both or neither.`);
+    throw new S3ConfigError(
+      `${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE} go together: set both or neither.`,
+    );
   }
   if (id !== undefined && secret !== undefined) add(id, secret, 'the environment');
   if (credentialsFile !== undefined) {
@@ -41,7 +46,9 @@ export function loadAccessKeys(environment: NodeJS.ProcessEnv, credentialsFile?:
     try {
       text = fs.readFileSync(credentialsFile, 'utf8');
     } catch (error) {
-      throw new S3ConfigError(`${credentialsFile}: cannot read the credentials file (${(error as NodeJS.ErrnoException).code ?? String(error)}).`);
+      throw new S3ConfigError(
+        `${credentialsFile}: cannot read the credentials file (${(error as NodeJS.ErrnoException).code ?? String(error)}).`,
+      );
     }
     let entries;
     try {

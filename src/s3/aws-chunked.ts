@@ -15,7 +15,8 @@ const MAX_TRAILERS = 16;
 
 const CRLF = Buffer.from('\r\n');
 
-const incomplete = (why: string) => new S3Error('IncompleteBody', 400, `The aws-chunked request body is malformed: ${why}.`);
+const incomplete = (why: string) =>
+  new S3Error('IncompleteBody', 400, `The aws-chunked request body is malformed: ${why}.`);
 
 /** Pulls bytes from a source, holding only what has not been consumed yet. */
 class ByteReader {
@@ -29,7 +30,10 @@ class ByteReader {
   async #more(): Promise<boolean> {
     const { done, value } = await this.#source.next();
     if (done) return false;
-    this.#pending = this.#pending.length === 0 ? Buffer.from(value.buffer, value.byteOffset, value.byteLength) : Buffer.concat([this.#pending, value]);
+    this.#pending =
+      this.#pending.length === 0
+        ? Buffer.from(value.buffer, value.byteOffset, value.byteLength)
+        : Buffer.concat([this.#pending, value]);
     return true;
   }
 
@@ -42,7 +46,8 @@ class ByteReader {
         this.#pending = this.#pending.subarray(end + 2);
         return text;
       }
-      if (this.#pending.length > MAX_LINE_BYTES) throw incomplete(`a ${what} line is longer than ${MAX_LINE_BYTES} bytes`);
+      if (this.#pending.length > MAX_LINE_BYTES)
+        throw incomplete(`a ${what} line is longer than ${MAX_LINE_BYTES} bytes`);
       if (!(await this.#more())) throw incomplete(`the body ended inside a ${what} line`);
     }
   }
@@ -76,7 +81,10 @@ export async function* decodeAwsChunked(
   for (;;) {
     const header = await reader.line('chunk header');
     const match = /^([0-9a-fA-F]{1,16})(?:;chunk-signature=([0-9a-f]{64}))?$/.exec(header);
-    if (!match) throw incomplete(`expected "<hex size>[;chunk-signature=<signature>]", got ${JSON.stringify(header.slice(0, 80))}`);
+    if (!match)
+      throw incomplete(
+        `expected "<hex size>[;chunk-signature=<signature>]", got ${JSON.stringify(header.slice(0, 80))}`,
+      );
     const size = parseInt(match[1]!, 16);
     const given = match[2];
     if (signer && given === undefined) throw incomplete('a chunk of a signed streaming body has no chunk-signature');
@@ -113,7 +121,8 @@ async function readTrailers(
     if (line === '') break;
     if (count >= MAX_TRAILERS) throw incomplete(`more than ${MAX_TRAILERS} trailing headers`);
     const colon = line.indexOf(':');
-    if (colon <= 0) throw incomplete(`a trailing header must read "name:value", got ${JSON.stringify(line.slice(0, 80))}`);
+    if (colon <= 0)
+      throw incomplete(`a trailing header must read "name:value", got ${JSON.stringify(line.slice(0, 80))}`);
     const name = line.slice(0, colon).trim().toLowerCase();
     const value = line.slice(colon + 1).trim();
     if (name === 'x-amz-trailer-signature') signature = value;
@@ -123,7 +132,8 @@ async function readTrailers(
     }
   }
   if (signed) {
-    if (signature === undefined) throw incomplete('the trailing headers of a signed streaming body have no x-amz-trailer-signature');
+    if (signature === undefined)
+      throw incomplete('the trailing headers of a signed streaming body have no x-amz-trailer-signature');
     if (!sameSignature(trailerSignature(signed.signer, signed.previous, text), signature)) throw signatureMismatch();
   }
 }

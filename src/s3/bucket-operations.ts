@@ -1,10 +1,18 @@
 /** Operations on the service and on buckets: the catalogue, and object listings. */
 import type { ListOptions } from '../bucket';
+import {
+  byteOrder,
+  iso,
+  keyEncoder,
+  MAX_LISTED,
+  numberParam,
+  openBucket,
+  OWNER,
+  xmlResponse,
+  type S3Context,
+  type S3Response,
+} from './context';
 import { invalidArgument } from './errors';
-import { iso, keyEncoder, numberParam, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
-
-const MAX_KEYS = 1000;
-const OWNER = { ID: 'local', DisplayName: 'local' };
 
 export async function listBuckets(context: S3Context): Promise<S3Response> {
   const buckets = await context.catalogue.list();
@@ -39,7 +47,7 @@ export async function listObjectsV2(context: S3Context): Promise<S3Response> {
   const { params } = context.request;
   const bucket = await openBucket(context);
   const encode = keyEncoder(context);
-  const maxKeys = numberParam(context, 'max-keys', MAX_KEYS, 0, MAX_KEYS);
+  const maxKeys = numberParam(context, 'max-keys', MAX_LISTED, 0, MAX_LISTED);
   const prefix = params.get('prefix') ?? '';
   const delimiter = params.get('delimiter') || undefined;
   const startAfter = params.get('start-after');
@@ -74,8 +82,6 @@ export async function listObjectsV2(context: S3Context): Promise<S3Response> {
   });
 }
 
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-
 /**
  * ListObjects (version 1): `marker` is a key to start after. A marker inside a delimited group
  * (as NextMarker is when the last entry was a common prefix) resumes after the whole group.
@@ -84,11 +90,14 @@ export async function listObjects(context: S3Context): Promise<S3Response> {
   const { params } = context.request;
   const bucket = await openBucket(context);
   const encode = keyEncoder(context);
-  const maxKeys = numberParam(context, 'max-keys', MAX_KEYS, 0, MAX_KEYS);
+  const maxKeys = numberParam(context, 'max-keys', MAX_LISTED, 0, MAX_LISTED);
   const prefix = params.get('prefix') ?? '';
   const delimiter = params.get('delimiter') || undefined;
   const marker = params.get('marker') || undefined;
-  const cut = marker !== undefined && delimiter !== undefined && marker.startsWith(prefix) ? marker.indexOf(delimiter, prefix.length) : -1;
+  const cut =
+    marker !== undefined && delimiter !== undefined && marker.startsWith(prefix)
+      ? marker.indexOf(delimiter, prefix.length)
+      : -1;
   const markerGroup = cut < 0 ? undefined : marker!.slice(0, cut + delimiter!.length);
   const options: ListOptions = { limit: maxKeys, prefix, include: [] };
   if (delimiter !== undefined) options.delimiter = delimiter;

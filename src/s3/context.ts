@@ -44,7 +44,8 @@ export function xmlResponse(root: string, content: XmlElement, status = 200): S3
 export function numberParam(context: S3Context, name: string, fallback: number, min: number, max: number): number {
   const text = context.request.params.get(name);
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text)) throw invalidArgument(`${name} must be a whole number, not ${JSON.stringify(text)}.`, name, text);
+  if (!/^\d+$/.test(text))
+    throw invalidArgument(`${name} must be a whole number, not ${JSON.stringify(text)}.`, name, text);
   const value = Number(text);
   if (value < min) throw invalidArgument(`${name} must be at least ${min}, not ${text}.`, name, text);
   return Math.min(value, max);
@@ -54,8 +55,19 @@ export function numberParam(context: S3Context, name: string, fallback: number, 
 export function keyEncoder(context: S3Context): (text: string) => string {
   const type = context.request.params.get('encoding-type');
   if (type === undefined) return (text) => text;
-  if (type !== 'url') throw invalidArgument(`encoding-type must be url, not ${JSON.stringify(type)}.`, 'encoding-type', type);
+  if (type !== 'url')
+    throw invalidArgument(`encoding-type must be url, not ${JSON.stringify(type)}.`, 'encoding-type', type);
   return (text) => encodeURIComponent(text).replace(/%2F/g, '/');
 }
 
 export const iso = (date: Date) => date.toISOString();
+
+/** Most entries of one listing page, as S3 caps them. */
+export const MAX_LISTED = 1000;
+/** Largest request document (DeleteObjects, CompleteMultipartUpload) read. */
+export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+/** Buckets here have one owner; listings that name one name it. */
+export const OWNER = { ID: 'local', DisplayName: 'local' };
+
+/** Keys compare as the runtime lists them: by their UTF-8 bytes. */
+export const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

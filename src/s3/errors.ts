@@ -17,19 +17,38 @@ export class S3Error extends Error {
 
 export const accessDenied = (message = 'Access Denied.') => new S3Error('AccessDenied', 403, message);
 export const invalidArgument = (message: string, name?: string, value?: string) =>
-  new S3Error('InvalidArgument', 400, message, name === undefined ? {} : { ArgumentName: name, ArgumentValue: value ?? '' });
+  new S3Error(
+    'InvalidArgument',
+    400,
+    message,
+    name === undefined ? {} : { ArgumentName: name, ArgumentValue: value ?? '' },
+  );
 export const invalidRequest = (message: string) => new S3Error('InvalidRequest', 400, message);
 export const malformedXml = (detail: string) =>
-  new S3Error('MalformedXML', 400, `The XML you provided was not well-formed or did not validate against our published schema: ${detail}`);
+  new S3Error(
+    'MalformedXML',
+    400,
+    `The XML you provided was not well-formed or did not validate against our published schema: ${detail}`,
+  );
 export const noSuchBucket = (bucket: string) =>
   new S3Error('NoSuchBucket', 404, `The specified bucket does not exist: ${bucket}.`, { BucketName: bucket });
-export const noSuchKey = (key: string) => new S3Error('NoSuchKey', 404, 'The specified key does not exist.', { Key: key });
+export const noSuchKey = (key: string) =>
+  new S3Error('NoSuchKey', 404, 'The specified key does not exist.', { Key: key });
 export const noSuchUpload = () =>
-  new S3Error('NoSuchUpload', 404, 'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.');
+  new S3Error(
+    'NoSuchUpload',
+    404,
+    'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  );
 export const preconditionFailed = (condition: string) =>
-  new S3Error('PreconditionFailed', 412, `At least one of the pre-conditions you specified did not hold: ${condition}.`, {
-    Condition: condition,
-  });
+  new S3Error(
+    'PreconditionFailed',
+    412,
+    `At least one of the pre-conditions you specified did not hold: ${condition}.`,
+    {
+      Condition: condition,
+    },
+  );
 export const badDigest = (what: string) =>
   new S3Error('BadDigest', 400, `The ${what} you specified did not match the calculated checksum.`);
 export const notImplemented = (what: string) =>

@@ -40,7 +40,10 @@ function decodeHeaderText(value: string): string {
   if (word) {
     const [, kind, text] = word as unknown as [string, string, string];
     if (kind.toUpperCase() === 'B') return Buffer.from(text, 'base64').toString('utf8');
-    return Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+    return Buffer.from(
+      text.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+      'latin1',
+    ).toString('utf8');
   }
   return Buffer.from(value, 'latin1').toString('utf8');
 }
@@ -61,6 +64,7 @@ export function objectHeaders(object: StoredObject): Record<string, string> {
     'content-type': 'application/octet-stream',
   };
   for (const [name, value] of http) headers[name] = encodeHeaderText(value);
-  for (const [name, value] of Object.entries(object.customMetadata ?? {})) headers[`${META_PREFIX}${name}`] = encodeHeaderText(value);
+  for (const [name, value] of Object.entries(object.customMetadata ?? {}))
+    headers[`${META_PREFIX}${name}`] = encodeHeaderText(value);
   return headers;
 }

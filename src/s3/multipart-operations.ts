@@ -1,6 +1,20 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
 import type { UploadedPart, UploadInProgress } from '../bucket';
-import { bodyOf, iso, keyEncoder, keyOf, numberParam, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
+import {
+  bodyOf,
+  byteOrder,
+  iso,
+  keyEncoder,
+  keyOf,
+  MAX_DOCUMENT_BYTES,
+  MAX_LISTED,
+  numberParam,
+  openBucket,
+  OWNER,
+  xmlResponse,
+  type S3Context,
+  type S3Response,
+} from './context';
 import { invalidArgument, malformedXml, S3Error } from './errors';
 import { customMetadataOf, httpMetadataOf } from './metadata-headers';
 import { readCopySource } from './object-operations';
@@ -8,9 +22,6 @@ import { readSmallBody } from './payload';
 import { parseXmlBody } from './xml';
 
 const MAX_PART_NUMBER = 10_000;
-const MAX_LISTED = 1000;
-const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
-const OWNER = { ID: 'local', DisplayName: 'local' };
 
 const uploadIdOf = (context: S3Context) => context.request.params.get('uploadId')!;
 const quoted = (etag: string) => `"${etag}"`;
@@ -23,14 +34,22 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
     httpMetadata: httpMetadataOf(headers),
     customMetadata: customMetadataOf(headers),
   });
-  return xmlResponse('InitiateMultipartUploadResult', { Bucket: context.request.bucket!, Key: upload.key, UploadId: upload.uploadId });
+  return xmlResponse('InitiateMultipartUploadResult', {
+    Bucket: context.request.bucket!,
+    Key: upload.key,
+    UploadId: upload.uploadId,
+  });
 }
 
 function partNumberOf(context: S3Context): number {
   const text = context.request.params.get('partNumber')!;
   const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
   if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
-    throw invalidArgument(`Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`, 'partNumber', text);
+    throw invalidArgument(
+      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
+      'partNumber',
+      text,
+    );
   }
   return number;
 }
@@ -62,7 +81,11 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
   const source = await readCopySource(context, range);
   try {
     if (range && source.range && (source.range as { length: number }).length !== range.length) {
-      throw new S3Error('InvalidRange', 416, `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`);
+      throw new S3Error(
+        'InvalidRange',
+        416,
+        `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`,
+      );
     }
     const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
     const part = await upload.uploadPart(partNumber, source.body);
@@ -84,7 +107,11 @@ function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
     }
     const partNumber = Number(PartNumber);
     if (partNumber <= previous) {
-      throw new S3Error('InvalidPartOrder', 400, `The list of parts was not in ascending order: part ${partNumber} follows part ${previous}.`);
+      throw new S3Error(
+        'InvalidPartOrder',
+        400,
+        `The list of parts was not in ascending order: part ${partNumber} follows part ${previous}.`,
+      );
     }
     previous = partNumber;
     return { partNumber, etag: unquoted(ETag) };
@@ -139,12 +166,11 @@ export async function listParts(context: S3Context): Promise<S3Response> {
   });
 }
 
-const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-
 /** The uploads after the markers: later keys, or later uploads of the marker key. */
 function afterMarkers(uploads: UploadInProgress[], keyMarker: string | undefined, uploadIdMarker: string | undefined) {
   if (keyMarker === undefined) return uploads;
-  const marked = uploadIdMarker === undefined ? -1 : uploads.findIndex((u) => u.key === keyMarker && u.uploadId === uploadIdMarker);
+  const marked =
+    uploadIdMarker === undefined ? -1 : uploads.findIndex((u) => u.key === keyMarker && u.uploadId === uploadIdMarker);
   if (marked >= 0) return uploads.slice(marked + 1);
   return uploads.filter((u) => byteOrder(u.key, keyMarker) > 0);
 }

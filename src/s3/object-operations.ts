@@ -1,7 +1,16 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
 import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
 import { conditionsOf, failedReadCondition, rangeOf } from './conditions';
-import { bodyOf, iso, keyOf, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
+import {
+  bodyOf,
+  iso,
+  keyOf,
+  MAX_DOCUMENT_BYTES,
+  openBucket,
+  xmlResponse,
+  type S3Context,
+  type S3Response,
+} from './context';
 import {
   invalidArgument,
   invalidRequest,
@@ -27,7 +36,6 @@ const RESPONSE_OVERRIDES = {
 } as const;
 
 const MAX_DELETE_KEYS = 1000;
-const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
 const MAX_KEY_BYTES = 1024;
 
 function overridesOf(context: S3Context): Headers | undefined {
@@ -49,7 +57,10 @@ function conditionFailed(conditions: Headers, object: StoredObject): S3Response 
 /** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
 function served(object: StoredObjectBody, ranged: boolean): S3Response {
   const headers = objectHeaders(object);
-  const { offset, length } = (object.range as { offset: number; length: number } | undefined) ?? { offset: 0, length: object.size };
+  const { offset, length } = (object.range as { offset: number; length: number } | undefined) ?? {
+    offset: 0,
+    length: object.size,
+  };
   headers['content-length'] = String(length);
   if (!ranged) return { status: 200, headers, body: object.body };
   headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
@@ -100,7 +111,13 @@ function writeConditions(headers: Headers): Headers | undefined {
   return conditions;
 }
 
-async function putChecked(bucket: OpenBucket, key: string, value: ReadableStream, options: PutOptions, conditions: Headers | undefined) {
+async function putChecked(
+  bucket: OpenBucket,
+  key: string,
+  value: ReadableStream,
+  options: PutOptions,
+  conditions: Headers | undefined,
+) {
   const stored = await bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options);
   if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return stored;
@@ -134,11 +151,17 @@ export function copySourceOf(context: S3Context): { bucket: string; key: string 
 }
 
 /** Reads the copy source under its `x-amz-copy-source-if-*` conditions (412 when they fail). */
-export async function readCopySource(context: S3Context, range?: { offset: number; length: number }): Promise<StoredObjectBody> {
+export async function readCopySource(
+  context: S3Context,
+  range?: { offset: number; length: number },
+): Promise<StoredObjectBody> {
   const source = copySourceOf(context);
   const bucket = await openBucket(context, source.bucket);
   const conditions = conditionsOf(context.request.headers, 'x-amz-copy-source-');
-  const object = await bucket.get(source.key, { ...(conditions ? { onlyIf: conditions } : {}), ...(range ? { range } : {}) });
+  const object = await bucket.get(source.key, {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    ...(range ? { range } : {}),
+  });
   if (object === null) throw noSuchKey(source.key);
   if (!('body' in object)) throw preconditionFailed('x-amz-copy-source-If-*');
   return object;
@@ -154,7 +177,7 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
   const key = keyOf(context);
   if (directive === 'COPY' && source.bucket === context.request.bucket && source.key === key) {
     throw invalidRequest(
-      'This copy request is illegal because it is trying to copy an object to itself without changing the object\'s metadata. Use x-amz-metadata-directive: REPLACE.',
+      "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata. Use x-amz-metadata-directive: REPLACE.",
     );
   }
   const bucket = await openBucket(context);
@@ -182,20 +205,26 @@ export async function deleteObject(context: S3Context): Promise<S3Response> {
 function keysToDelete(document: Record<string, unknown>): { keys: string[]; quiet: boolean } {
   const objects = (document.Object ?? []) as unknown[];
   if (objects.length === 0) throw malformedXml('a Delete document needs at least one Object.');
-  if (objects.length > MAX_DELETE_KEYS) throw malformedXml(`a Delete document names at most ${MAX_DELETE_KEYS} objects, not ${objects.length}.`);
+  if (objects.length > MAX_DELETE_KEYS)
+    throw malformedXml(`a Delete document names at most ${MAX_DELETE_KEYS} objects, not ${objects.length}.`);
   const keys = objects.map((object, index) => {
     const key = (object as { Key?: unknown } | null)?.Key;
     if (typeof key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
     return key;
   });
-  const quiet = String(document.Quiet ?? 'false').trim().toLowerCase();
-  if (quiet !== 'true' && quiet !== 'false') throw malformedXml(`Quiet must be true or false, not ${JSON.stringify(document.Quiet)}.`);
+  const quiet = String(document.Quiet ?? 'false')
+    .trim()
+    .toLowerCase();
+  if (quiet !== 'true' && quiet !== 'false')
+    throw malformedXml(`Quiet must be true or false, not ${JSON.stringify(document.Quiet)}.`);
   return { keys, quiet: quiet === 'true' };
 }
 
 export async function deleteObjects(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  const { keys, quiet } = keysToDelete(parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'Delete'));
+  const { keys, quiet } = keysToDelete(
+    parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'Delete'),
+  );
   const valid = keys.filter((key) => Buffer.byteLength(key, 'utf8') <= MAX_KEY_BYTES);
   try {
     await bucket.delete(valid);
@@ -210,6 +239,10 @@ export async function deleteObjects(context: S3Context): Promise<S3Response> {
     Deleted: quiet ? undefined : valid.map((key) => ({ Key: key })),
     Error: keys
       .filter((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES)
-      .map((key) => ({ Key: key, Code: 'KeyTooLongError', Message: 'Your key is too long: at most 1024 bytes of UTF-8.' })),
+      .map((key) => ({
+        Key: key,
+        Code: 'KeyTooLongError',
+        Message: 'Your key is too long: at most 1024 bytes of UTF-8.',
+      })),
   });
 }

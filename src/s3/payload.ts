@@ -87,7 +87,12 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
     claims.push({
       digest: hashDigest('sha256'),
       expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
-      mismatch: () => new S3Error('XAmzContentSHA256Mismatch', 400, 'The provided x-amz-content-sha256 header does not match what was computed.'),
+      mismatch: () =>
+        new S3Error(
+          'XAmzContentSHA256Mismatch',
+          400,
+          'The provided x-amz-content-sha256 header does not match what was computed.',
+        ),
     });
   } else if (
     ![UNSIGNED_PAYLOAD, SIGNED_STREAMING, SIGNED_STREAMING_TRAILER, UNSIGNED_STREAMING_TRAILER].includes(payloadHash)
@@ -106,9 +111,17 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
   if (contentMd5 !== null) {
     const bytes = Buffer.from(contentMd5, 'base64');
     if (bytes.length !== 16 || bytes.toString('base64') !== contentMd5.trim()) {
-      throw new S3Error('InvalidDigest', 400, `The Content-MD5 you specified is not the base64 of 16 bytes: ${JSON.stringify(contentMd5)}.`);
+      throw new S3Error(
+        'InvalidDigest',
+        400,
+        `The Content-MD5 you specified is not the base64 of 16 bytes: ${JSON.stringify(contentMd5)}.`,
+      );
     }
-    claims.push({ digest: hashDigest('md5'), expected: () => contentMd5.trim(), mismatch: () => badDigest('Content-MD5') });
+    claims.push({
+      digest: hashDigest('md5'),
+      expected: () => contentMd5.trim(),
+      mismatch: () => badDigest('Content-MD5'),
+    });
   }
 
   for (const [name, value] of headers) {
@@ -116,7 +129,10 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
     if (algorithm === undefined || algorithm === 'type' || algorithm === 'algorithm' || algorithm === 'mode') continue;
     claims.push(checksumClaim(algorithm, () => value, `${name}`));
   }
-  const trailerNames = (headers.get('x-amz-trailer') ?? '').split(',').map((n) => n.trim().toLowerCase()).filter(Boolean);
+  const trailerNames = (headers.get('x-amz-trailer') ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
   for (const name of trailerNames) {
     const algorithm = CHECKSUM_HEADER.exec(name)?.[1];
     if (algorithm === undefined) throw invalidRequest(`Unsupported trailing header in x-amz-trailer: ${name}.`);
@@ -128,13 +144,22 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
   if (chunked) {
     const decoded = headers.get('x-amz-decoded-content-length');
     if (decoded === null || !/^\d+$/.test(decoded)) {
-      throw new S3Error('MissingContentLength', 411, 'An aws-chunked body needs x-amz-decoded-content-length, the size of the decoded bytes.');
+      throw new S3Error(
+        'MissingContentLength',
+        411,
+        'An aws-chunked body needs x-amz-decoded-content-length, the size of the decoded bytes.',
+      );
     }
     declaredLength = Number(decoded);
   }
 
   const source = chunked
-    ? decodeAwsChunked(request.body, payloadHash.startsWith('STREAMING-AWS4') ? signer : null, trailers, payloadHash === SIGNED_STREAMING_TRAILER)
+    ? decodeAwsChunked(
+        request.body,
+        payloadHash.startsWith('STREAMING-AWS4') ? signer : null,
+        trailers,
+        payloadHash === SIGNED_STREAMING_TRAILER,
+      )
     : request.body;
   const verified: Record<string, string> = {};
   async function* checked(): AsyncGenerator<Uint8Array> {
@@ -145,12 +170,17 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
       yield chunk;
     }
     if (declaredLength !== undefined && size !== declaredLength) {
-      throw new S3Error('IncompleteBody', 400, `x-amz-decoded-content-length says ${declaredLength} bytes; the body has ${size}.`);
+      throw new S3Error(
+        'IncompleteBody',
+        400,
+        `x-amz-decoded-content-length says ${declaredLength} bytes; the body has ${size}.`,
+      );
     }
     for (const claim of claims) {
       const actual = claim.digest.base64();
       const expected = claim.expected();
-      if (expected === undefined) throw invalidRequest(`The trailing header ${claim.header} announced in x-amz-trailer is missing.`);
+      if (expected === undefined)
+        throw invalidRequest(`The trailing header ${claim.header} announced in x-amz-trailer is missing.`);
       if (expected !== actual) throw claim.mismatch();
       if (claim.header) verified[claim.header] = actual;
     }
@@ -161,7 +191,9 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
 function checksumClaim(algorithm: string, expected: () => string | undefined, header: string): Claim {
   const make = ALGORITHMS[algorithm];
   if (!make) {
-    throw invalidRequest(`Unsupported checksum algorithm ${algorithm}; use one of ${Object.keys(ALGORITHMS).join(', ')}.`);
+    throw invalidRequest(
+      `Unsupported checksum algorithm ${algorithm}; use one of ${Object.keys(ALGORITHMS).join(', ')}.`,
+    );
   }
   return { digest: make(), expected, mismatch: () => badDigest(`${algorithm.toUpperCase()} checksum`), header };
 }
@@ -172,7 +204,8 @@ export async function readSmallBody(body: VerifiedBody, limit: number): Promise<
   let size = 0;
   for await (const chunk of body.chunks) {
     size += chunk.byteLength;
-    if (size > limit) throw new S3Error('MaxMessageLengthExceeded', 400, `The request document is larger than ${limit} bytes.`);
+    if (size > limit)
+      throw new S3Error('MaxMessageLengthExceeded', 400, `The request document is larger than ${limit} bytes.`);
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');

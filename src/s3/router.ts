@@ -16,12 +16,42 @@ export interface Operation {
 const op = (name: string, run: Operation['run'], read = false): Operation => ({ name, run, read });
 
 /** Sub-resources of buckets and objects this endpoint does not serve (ACLs, policies, ...). */
-const UNSUPPORTED = ['acl', 'policy', 'cors', 'lifecycle', 'versioning', 'versions', 'tagging', 'website', 'replication',
-  'encryption', 'logging', 'notification', 'object-lock', 'retention', 'legal-hold', 'attributes', 'torrent', 'restore',
-  'select', 'accelerate', 'requestPayment', 'analytics', 'inventory', 'metrics', 'ownershipControls', 'publicAccessBlock', 'intelligent-tiering'];
+const UNSUPPORTED = [
+  'acl',
+  'policy',
+  'cors',
+  'lifecycle',
+  'versioning',
+  'versions',
+  'tagging',
+  'website',
+  'replication',
+  'encryption',
+  'logging',
+  'notification',
+  'object-lock',
+  'retention',
+  'legal-hold',
+  'attributes',
+  'torrent',
+  'restore',
+  'select',
+  'accelerate',
+  'requestPayment',
+  'analytics',
+  'inventory',
+  'metrics',
+  'ownershipControls',
+  'publicAccessBlock',
+  'intelligent-tiering',
+];
 
 function methodNotAllowed(request: S3Request): S3Error {
-  return new S3Error('MethodNotAllowed', 405, `The specified method ${request.method} is not allowed against ${request.resource}.`);
+  return new S3Error(
+    'MethodNotAllowed',
+    405,
+    `The specified method ${request.method} is not allowed against ${request.resource}.`,
+  );
 }
 
 export function route(request: S3Request): Operation {

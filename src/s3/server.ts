@@ -71,7 +71,11 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   } catch (error) {
     await catalogue.close();
     const code = (error as NodeJS.ErrnoException).code;
-    throw new Error(code === 'EADDRINUSE' ? `port ${port} on ${hostname} is already in use; choose another with --port` : `cannot listen on ${hostname}:${port}: ${(error as Error).message}`);
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `port ${port} on ${hostname} is already in use; choose another with --port`
+        : `cannot listen on ${hostname}:${port}: ${(error as Error).message}`,
+    );
   }
   const actual = (server.address() as AddressInfo).port;
   return {
@@ -87,20 +91,38 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   };
 }
 
-function errorResponse(error: unknown, resource: string, requestId: string, report: (line: string) => void, incoming: IncomingMessage): S3Response {
+function errorResponse(
+  error: unknown,
+  resource: string,
+  requestId: string,
+  report: (line: string) => void,
+  incoming: IncomingMessage,
+): S3Response {
   let s3 = toS3Error(error);
   if (!s3) {
-    report(`${incoming.method} ${resource}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    report(
+      `${incoming.method} ${resource}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
     s3 = new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.');
   }
   return {
     status: s3.status,
     headers: { 'content-type': 'application/xml' },
-    body: xmlDocument('Error', { Code: s3.code, Message: s3.message, ...s3.details, Resource: resource, RequestId: requestId }, false),
+    body: xmlDocument(
+      'Error',
+      { Code: s3.code, Message: s3.message, ...s3.details, Resource: resource, RequestId: requestId },
+      false,
+    ),
   };
 }
 
-async function send(outgoing: ServerResponse, response: S3Response, requestId: string, head: boolean, report: (line: string) => void): Promise<void> {
+async function send(
+  outgoing: ServerResponse,
+  response: S3Response,
+  requestId: string,
+  head: boolean,
+  report: (line: string) => void,
+): Promise<void> {
   const headers: Record<string, string> = { 'x-amz-request-id': requestId, ...response.headers };
   const { body } = response;
   if (typeof body === 'string' && !head) headers['content-length'] = String(Buffer.byteLength(body));

@@ -79,7 +79,12 @@ function cachedSigningKey(accessKeyId: string, secret: string, date: string, reg
 }
 
 /** The canonical request: path segments and query re-encoded the one way SigV4 defines. */
-export function canonicalRequest(parts: SignedParts, signedHeaders: string[], payloadHash: string, omitQuery?: string): string {
+export function canonicalRequest(
+  parts: SignedParts,
+  signedHeaders: string[],
+  payloadHash: string,
+  omitQuery?: string,
+): string {
   const path = parts.rawPath
     .split('/')
     .map((segment) => uriEncode(uriDecode(segment) ?? segment))
@@ -92,7 +97,13 @@ export function canonicalRequest(parts: SignedParts, signedHeaders: string[], pa
     .join('&');
   // Header values arrive as Latin-1 text of their bytes; clients sign those bytes as UTF-8.
   const headers = signedHeaders
-    .map((name) => `${name}:${Buffer.from(parts.headers.get(name) ?? '', 'latin1').toString('utf8').trim().replace(/\s+/g, ' ')}\n`)
+    .map(
+      (name) =>
+        `${name}:${Buffer.from(parts.headers.get(name) ?? '', 'latin1')
+          .toString('utf8')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
     .join('');
   return [parts.method, path || '/', query, headers, signedHeaders.join(';'), payloadHash].join('\n');
 }
@@ -151,7 +162,11 @@ function parseCredential(value: string, amzDate: string): Credential {
 function secretOf(keys: AccessKeys, accessKeyId: string): string {
   const secret = keys.get(accessKeyId);
   if (secret === undefined) {
-    throw new S3Error('InvalidAccessKeyId', 403, `The access key id you provided does not exist in our records: ${accessKeyId}.`);
+    throw new S3Error(
+      'InvalidAccessKeyId',
+      403,
+      `The access key id you provided does not exist in our records: ${accessKeyId}.`,
+    );
   }
   return secret;
 }
@@ -173,7 +188,9 @@ export function verifySignature(parts: SignedParts, keys: AccessKeys, now: numbe
   const authorization = parts.headers.get('authorization');
   const presigned = parts.query.some(([name]) => name === 'X-Amz-Algorithm');
   if (authorization !== null && presigned) {
-    throw invalidArgument('Only one authentication mechanism is allowed: the Authorization header or the query string.');
+    throw invalidArgument(
+      'Only one authentication mechanism is allowed: the Authorization header or the query string.',
+    );
   }
   if (authorization !== null) return verifyHeader(parts, authorization, keys, now);
   if (presigned) return verifyQuery(parts, keys, now);
@@ -182,7 +199,11 @@ export function verifySignature(parts: SignedParts, keys: AccessKeys, now: numbe
 
 function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKeys, now: number): Signer {
   if (!authorization.startsWith(`${ALGORITHM} `)) {
-    throw invalidArgument(`Only ${ALGORITHM} (Signature Version 4) is supported in the Authorization header.`, 'Authorization', authorization.split(' ')[0]);
+    throw invalidArgument(
+      `Only ${ALGORITHM} (Signature Version 4) is supported in the Authorization header.`,
+      'Authorization',
+      authorization.split(' ')[0],
+    );
   }
   const fields = new Map(
     authorization
@@ -195,16 +216,25 @@ function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKey
   const signedHeadersText = fields.get('SignedHeaders');
   const signature = fields.get('Signature');
   if (!credentialText || !signedHeadersText || !signature) {
-    throw new S3Error('AuthorizationHeaderMalformed', 400, 'The Authorization header needs Credential, SignedHeaders and Signature.');
+    throw new S3Error(
+      'AuthorizationHeaderMalformed',
+      400,
+      'The Authorization header needs Credential, SignedHeaders and Signature.',
+    );
   }
   const amzDate = parts.headers.get('x-amz-date');
   if (amzDate === null) throw accessDenied('A signed request needs the x-amz-date header.');
   const time = parseAmzDate(amzDate, 'x-amz-date');
   if (Math.abs(now - time) > MAX_CLOCK_SKEW_MS) {
-    throw new S3Error('RequestTimeTooSkewed', 403, 'The difference between the request time and the current time is too large (more than 15 minutes).', {
-      RequestTime: amzDate,
-      ServerTime: new Date(now).toISOString(),
-    });
+    throw new S3Error(
+      'RequestTimeTooSkewed',
+      403,
+      'The difference between the request time and the current time is too large (more than 15 minutes).',
+      {
+        RequestTime: amzDate,
+        ServerTime: new Date(now).toISOString(),
+      },
+    );
   }
   const payloadHash = parts.headers.get('x-amz-content-sha256');
   if (payloadHash === null) throw invalidRequest('Missing required header for this request: x-amz-content-sha256.');
@@ -217,7 +247,11 @@ function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKey
 function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer {
   const param = (name: string) => parts.query.find(([n]) => n === name)?.[1];
   if (param('X-Amz-Algorithm') !== ALGORITHM) {
-    throw invalidArgument(`Only ${ALGORITHM} is supported in X-Amz-Algorithm.`, 'X-Amz-Algorithm', param('X-Amz-Algorithm'));
+    throw invalidArgument(
+      `Only ${ALGORITHM} is supported in X-Amz-Algorithm.`,
+      'X-Amz-Algorithm',
+      param('X-Amz-Algorithm'),
+    );
   }
   const credentialText = param('X-Amz-Credential');
   const amzDate = param('X-Amz-Date');
@@ -232,13 +266,27 @@ function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer 
   const time = parseAmzDate(amzDate, 'X-Amz-Date');
   const expires = /^\d+$/.test(expiresText) ? Number(expiresText) : NaN;
   if (!(expires >= 1 && expires <= MAX_PRESIGNED_SECONDS)) {
-    throw new S3Error('AuthorizationQueryParametersError', 400, `X-Amz-Expires must be from 1 to ${MAX_PRESIGNED_SECONDS} seconds, not ${expiresText}.`);
+    throw new S3Error(
+      'AuthorizationQueryParametersError',
+      400,
+      `X-Amz-Expires must be from 1 to ${MAX_PRESIGNED_SECONDS} seconds, not ${expiresText}.`,
+    );
   }
   if (time - now > MAX_CLOCK_SKEW_MS) throw accessDenied('Request is not valid yet: X-Amz-Date is in the future.');
-  if (now > time + expires * 1000) throw accessDenied(`Request has expired: it was valid until ${new Date(time + expires * 1000).toISOString()}.`);
+  if (now > time + expires * 1000)
+    throw accessDenied(`Request has expired: it was valid until ${new Date(time + expires * 1000).toISOString()}.`);
   const credential = parseCredential(credentialText, amzDate);
   const payloadHash = param('X-Amz-Content-Sha256') ?? UNSIGNED_PAYLOAD;
-  return check(parts, keys, credential, amzDate, signedHeadersText.split(';'), payloadHash, signature, 'X-Amz-Signature');
+  return check(
+    parts,
+    keys,
+    credential,
+    amzDate,
+    signedHeadersText.split(';'),
+    payloadHash,
+    signature,
+    'X-Amz-Signature',
+  );
 }
 
 function check(
@@ -256,17 +304,30 @@ function check(
   const canonical = canonicalRequest(parts, signedHeaders, payloadHash, omitQuery);
   const expected = sign(key, stringToSign(amzDate, credential.scope, canonical));
   if (!sameSignature(expected, signature)) throw signatureMismatch();
-  return { accessKeyId: credential.accessKeyId, signingKey: key, amzDate, scope: credential.scope, signature, payloadHash };
+  return {
+    accessKeyId: credential.accessKeyId,
+    signingKey: key,
+    amzDate,
+    scope: credential.scope,
+    signature,
+    payloadHash,
+  };
 }
 
 /** The signature of one chunk of a signed `aws-chunked` body, chained on the previous one. */
 export function chunkSignature(signer: Signer, previous: string, chunkSha256: string): string {
-  return sign(signer.signingKey, ['AWS4-HMAC-SHA256-PAYLOAD', signer.amzDate, signer.scope, previous, EMPTY_SHA256, chunkSha256].join('\n'));
+  return sign(
+    signer.signingKey,
+    ['AWS4-HMAC-SHA256-PAYLOAD', signer.amzDate, signer.scope, previous, EMPTY_SHA256, chunkSha256].join('\n'),
+  );
 }
 
 /** The signature of the trailing headers of a signed `aws-chunked` body. */
 export function trailerSignature(signer: Signer, previous: string, trailerText: string): string {
-  return sign(signer.signingKey, ['AWS4-HMAC-SHA256-TRAILER', signer.amzDate, signer.scope, previous, sha256Hex(trailerText)].join('\n'));
+  return sign(
+    signer.signingKey,
+    ['AWS4-HMAC-SHA256-TRAILER', signer.amzDate, signer.scope, previous, sha256Hex(trailerText)].join('\n'),
+  );
 }
 
 export { signatureMismatch, sha256Hex };

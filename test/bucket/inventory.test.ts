@@ -48,7 +48,11 @@ eachEngine(({ open, openTwo }) => {
       expect((await bucket.listMultipartUploads()).map((u) => u.key)).toEqual(['kept']);
       now += 8 * 24 * 60 * 60 * 1000;
       expect(await bucket.listMultipartUploads()).toEqual([]);
-      await expectBucketError(kept.uploadPart(1, 'x'), 10024, 'uploadPart: The specified multipart upload does not exist. (10024)');
+      await expectBucketError(
+        kept.uploadPart(1, 'x'),
+        10024,
+        'uploadPart: The specified multipart upload does not exist. (10024)',
+      );
     });
 
     test('is shared by buckets on the same storage', async () => {
@@ -100,7 +104,11 @@ eachEngine(({ open, openTwo }) => {
       await expect(bucket.listParts('k', 2 as unknown as string)).rejects.toThrow(
         new TypeError('listParts: the upload id must be a string, not a number.'),
       );
-      await expectBucketError(bucket.listParts('x'.repeat(1025), 'u'), 10020, 'listParts: The specified object name is not valid. (10020)');
+      await expectBucketError(
+        bucket.listParts('x'.repeat(1025), 'u'),
+        10020,
+        'listParts: The specified object name is not valid. (10020)',
+      );
     });
   });
 });

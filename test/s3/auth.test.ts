@@ -1,6 +1,12 @@
 // Who may do what: SigV4 in the header and in presigned URLs, clock skew, expiry, unknown keys,
 // anonymous reads only on buckets configured for them.
-import { CreateBucketCommand, GetObjectCommand, ListBucketsCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListBucketsCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { rawFetch } from './raw-requests';
@@ -24,7 +30,10 @@ const errorCode = (xml: string) => /<Code>([^<]*)<\/Code>/.exec(xml)?.[1];
 describe('signed requests', () => {
   test('a wrong secret is SignatureDoesNotMatch (403)', async () => {
     const wrong = endpoint.client({ accessKeyId: ACCESS_KEY_ID, secretAccessKey: 'not-the-secret' });
-    expect(await s3Failure(wrong.send(new ListBucketsCommand({})))).toMatchObject({ name: 'SignatureDoesNotMatch', status: 403 });
+    expect(await s3Failure(wrong.send(new ListBucketsCommand({})))).toMatchObject({
+      name: 'SignatureDoesNotMatch',
+      status: 403,
+    });
   });
 
   test('an unknown access key is InvalidAccessKeyId (403)', async () => {
@@ -41,10 +50,18 @@ describe('signed requests', () => {
     // The SDK reads the server's Date header from the refusal, corrects its clock and retries.
     expect((await s3.send(new ListBucketsCommand({}))).Buckets!.length).toBe(2);
     clockOffset = 0;
-    const { response, text } = await rawFetch(endpoint.server.url, { method: 'GET', target: '/', date: new Date(Date.now() - 20 * 60 * 1000) });
+    const { response, text } = await rawFetch(endpoint.server.url, {
+      method: 'GET',
+      target: '/',
+      date: new Date(Date.now() - 20 * 60 * 1000),
+    });
     expect(response.status).toBe(403);
     expect(errorCode(text)).toBe('RequestTimeTooSkewed');
-    const near = await rawFetch(endpoint.server.url, { method: 'GET', target: '/', date: new Date(Date.now() - 10 * 60 * 1000) });
+    const near = await rawFetch(endpoint.server.url, {
+      method: 'GET',
+      target: '/',
+      date: new Date(Date.now() - 10 * 60 * 1000),
+    });
     expect(near.response.status).toBe(200);
   });
 
@@ -64,7 +81,9 @@ describe('signed requests', () => {
       },
       { step: 'build' },
     );
-    expect(await s3Failure(tampered.send(new PutObjectCommand({ Bucket: 'private', Key: 'k', Body: 'v' })))).toMatchObject({
+    expect(
+      await s3Failure(tampered.send(new PutObjectCommand({ Bucket: 'private', Key: 'k', Body: 'v' }))),
+    ).toMatchObject({
       name: 'SignatureDoesNotMatch',
     });
   });
@@ -72,12 +91,16 @@ describe('signed requests', () => {
 
 describe('presigned URLs', () => {
   test('a presigned GET reads without credentials; a presigned PUT writes', async () => {
-    const getUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), { expiresIn: 60 });
+    const getUrl = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), {
+      expiresIn: 60,
+    });
     expect(getUrl).toContain('X-Amz-Signature=');
     const got = await fetch(getUrl);
     expect(got.status).toBe(200);
     expect(await got.text()).toBe('hidden');
-    const putUrl = await getSignedUrl(s3, new PutObjectCommand({ Bucket: 'private', Key: 'from-browser.txt' }), { expiresIn: 60 });
+    const putUrl = await getSignedUrl(s3, new PutObjectCommand({ Bucket: 'private', Key: 'from-browser.txt' }), {
+      expiresIn: 60,
+    });
     const put = await fetch(putUrl, { method: 'PUT', body: 'uploaded' });
     expect(put.status).toBe(200);
     const read = await s3.send(new GetObjectCommand({ Bucket: 'private', Key: 'from-browser.txt' }));
@@ -85,7 +108,9 @@ describe('presigned URLs', () => {
   });
 
   test('an expired presigned URL is AccessDenied', async () => {
-    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), { expiresIn: 60 });
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), {
+      expiresIn: 60,
+    });
     clockOffset = 61 * 1000;
     const response = await fetch(url);
     expect(response.status).toBe(403);
@@ -95,11 +120,15 @@ describe('presigned URLs', () => {
   });
 
   test('a presigned URL pointed at another key, or with its signature altered, is refused', async () => {
-    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), { expiresIn: 60 });
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), {
+      expiresIn: 60,
+    });
     const moved = await fetch(url.replace('secret.txt', 'other.txt'));
     expect(moved.status).toBe(403);
     expect(errorCode(await moved.text())).toBe('SignatureDoesNotMatch');
-    const altered = await fetch(url.replace(/X-Amz-Signature=([0-9a-f])/, (_, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`));
+    const altered = await fetch(
+      url.replace(/X-Amz-Signature=([0-9a-f])/, (_, c: string) => `X-Amz-Signature=${c === '0' ? '1' : '0'}`),
+    );
     expect(errorCode(await altered.text())).toBe('SignatureDoesNotMatch');
     const tooLong = await fetch(url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604801'));
     expect(tooLong.status).toBe(400);

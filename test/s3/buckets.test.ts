@@ -24,24 +24,39 @@ describe('the bucket catalogue', () => {
   test('create, list, head, locate and delete buckets, under the catalogue rules', async () => {
     expect((await s3.send(new ListBucketsCommand({}))).Buckets ?? []).toEqual([]);
     await s3.send(new CreateBucketCommand({ Bucket: 'beta' }));
-    await s3.send(new CreateBucketCommand({ Bucket: 'alpha', CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }));
+    await s3.send(
+      new CreateBucketCommand({ Bucket: 'alpha', CreateBucketConfiguration: { LocationConstraint: 'eu-west-1' } }),
+    );
     const listed = await s3.send(new ListBucketsCommand({}));
     expect(listed.Buckets!.map((b) => b.Name)).toEqual(['alpha', 'beta']);
     expect(Math.abs(listed.Buckets![0]!.CreationDate!.getTime() - Date.now())).toBeLessThan(5000);
     expect((await endpoint.catalogue.list()).map((b) => b.name)).toEqual(['alpha', 'beta']);
     expect((await s3.send(new HeadBucketCommand({ Bucket: 'alpha' }))).$metadata.httpStatusCode).toBe(200);
     expect((await s3.send(new GetBucketLocationCommand({ Bucket: 'alpha' }))).LocationConstraint).toBe('auto');
-    expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: 'alpha' })))).toMatchObject({ name: 'BucketAlreadyOwnedByYou', status: 409 });
-    expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: 'Bad_Name' })))).toMatchObject({ name: 'InvalidBucketName', status: 400 });
+    expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: 'alpha' })))).toMatchObject({
+      name: 'BucketAlreadyOwnedByYou',
+      status: 409,
+    });
+    expect(await s3Failure(s3.send(new CreateBucketCommand({ Bucket: 'Bad_Name' })))).toMatchObject({
+      name: 'InvalidBucketName',
+      status: 400,
+    });
     await s3.send(new PutObjectCommand({ Bucket: 'alpha', Key: 'k', Body: 'v' }));
     expect(await s3Failure(s3.send(new DeleteBucketCommand({ Bucket: 'alpha' })))).toMatchObject({
       name: 'BucketNotEmpty',
       status: 409,
-      message: 'The bucket you tried to delete is not empty: alpha still holds objects or multipart uploads in progress.',
+      message:
+        'The bucket you tried to delete is not empty: alpha still holds objects or multipart uploads in progress.',
     });
     expect((await s3.send(new DeleteBucketCommand({ Bucket: 'beta' }))).$metadata.httpStatusCode).toBe(204);
-    expect(await s3Failure(s3.send(new HeadBucketCommand({ Bucket: 'beta' })))).toMatchObject({ name: 'NotFound', status: 404 });
-    expect(await s3Failure(s3.send(new DeleteBucketCommand({ Bucket: 'beta' })))).toMatchObject({ name: 'NoSuchBucket', status: 404 });
+    expect(await s3Failure(s3.send(new HeadBucketCommand({ Bucket: 'beta' })))).toMatchObject({
+      name: 'NotFound',
+      status: 404,
+    });
+    expect(await s3Failure(s3.send(new DeleteBucketCommand({ Bucket: 'beta' })))).toMatchObject({
+      name: 'NoSuchBucket',
+      status: 404,
+    });
     expect((await endpoint.catalogue.list()).map((b) => b.name)).toEqual(['alpha']);
   });
 });
@@ -122,7 +137,14 @@ describe('ListObjects (version 1)', () => {
     const seen: string[] = [];
     let marker: string | undefined;
     for (;;) {
-      const page = await s3.send(new ListObjectsCommand({ Bucket: 'version-one', Delimiter: '/', MaxKeys: 2, ...(marker ? { Marker: marker } : {}) }));
+      const page = await s3.send(
+        new ListObjectsCommand({
+          Bucket: 'version-one',
+          Delimiter: '/',
+          MaxKeys: 2,
+          ...(marker ? { Marker: marker } : {}),
+        }),
+      );
       seen.push(...(page.Contents ?? []).map((o) => o.Key!), ...(page.CommonPrefixes ?? []).map((p) => p.Prefix!));
       if (!page.IsTruncated) break;
       marker = page.NextMarker;

@@ -1,6 +1,14 @@
 // `npm run s3` as a user runs it, in its own process, beside the binding in this one: both see
 // one storage, strongly consistent; the configuration mistakes are refused up front.
-import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client, UploadPartCommand, CompleteMultipartUploadCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  UploadPartCommand,
+  CompleteMultipartUploadCommand,
+  ListObjectsV2Command,
+} from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,7 +37,12 @@ beforeAll(async () => {
     's3',
   );
   catalogue = new BucketCatalogue(dataDir, { minimumPartSize: 5 * 1024 * 1024 });
-  s3 = new S3Client({ endpoint: host.url, region: 'auto', forcePathStyle: true, credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } });
+  s3 = new S3Client({
+    endpoint: host.url,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+  });
 });
 
 afterAll(async () => {
@@ -51,7 +64,9 @@ describe('one storage, two front doors, two processes', () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'shared' }));
     const bucket = await catalogue.open('shared');
     for (let i = 0; i < 20; i++) {
-      await s3.send(new PutObjectCommand({ Bucket: 'shared', Key: `s3/${i}`, Body: `from s3 ${i}`, Metadata: { n: String(i) } }));
+      await s3.send(
+        new PutObjectCommand({ Bucket: 'shared', Key: `s3/${i}`, Body: `from s3 ${i}`, Metadata: { n: String(i) } }),
+      );
       const seen = await bucket.get(`s3/${i}`);
       expect(await seen!.text()).toBe(`from s3 ${i}`);
       expect(seen!.customMetadata).toEqual({ n: String(i) });
@@ -68,22 +83,44 @@ describe('one storage, two front doors, two processes', () => {
     const bucket = await catalogue.open('shared');
     const upload = await bucket.createMultipartUpload('joined', { customMetadata: { via: 'binding' } });
     const first = await upload.uploadPart(1, new Uint8Array(5 * 1024 * 1024).fill(7));
-    const second = await s3.send(new UploadPartCommand({ Bucket: 'shared', Key: 'joined', UploadId: upload.uploadId, PartNumber: 2, Body: 'tail' }));
+    const second = await s3.send(
+      new UploadPartCommand({
+        Bucket: 'shared',
+        Key: 'joined',
+        UploadId: upload.uploadId,
+        PartNumber: 2,
+        Body: 'tail',
+      }),
+    );
     const done = await s3.send(
       new CompleteMultipartUploadCommand({
         Bucket: 'shared',
         Key: 'joined',
         UploadId: upload.uploadId,
-        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: `"${first.etag}"` }, { PartNumber: 2, ETag: second.ETag! }] },
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: `"${first.etag}"` },
+            { PartNumber: 2, ETag: second.ETag! },
+          ],
+        },
       }),
     );
     expect(done.ETag).toMatch(/^"[0-9a-f]{32}-2"$/);
     const object = await bucket.head('joined');
-    expect(object).toMatchObject({ size: 5 * 1024 * 1024 + 4, customMetadata: { via: 'binding' }, etag: done.ETag!.replace(/"/g, '') });
+    expect(object).toMatchObject({
+      size: 5 * 1024 * 1024 + 4,
+      customMetadata: { via: 'binding' },
+      etag: done.ETag!.replace(/"/g, ''),
+    });
   });
 
   test('keys from the credentials file sign too', async () => {
-    const other = new S3Client({ endpoint: host.url, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: OTHER_ID, secretAccessKey: OTHER_SECRET } });
+    const other = new S3Client({
+      endpoint: host.url,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: OTHER_ID, secretAccessKey: OTHER_SECRET },
+    });
     const got = await other.send(new GetObjectCommand({ Bucket: 'shared', Key: 'binding/0' }));
     expect(await got.Body!.transformToString()).toBe('from the binding 0');
     other.destroy();
@@ -92,7 +129,10 @@ describe('one storage, two front doors, two processes', () => {
 
 describe('configuration refused up front', () => {
   test('no access key, half a key, an unreadable or malformed credentials file, a bad port', async () => {
-    const none = await runCommand('s3', ['--port', '0', '--data-dir', dataDir], { S3_ACCESS_KEY_ID: '', S3_SECRET_ACCESS_KEY: '' });
+    const none = await runCommand('s3', ['--port', '0', '--data-dir', dataDir], {
+      S3_ACCESS_KEY_ID: '',
+      S3_SECRET_ACCESS_KEY: '',
+    });
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('the access key id "" must be 3 to 128 letters, digits or _.');
     const half = await runCommand('s3', ['--port', '0'], { S3_ACCESS_KEY_ID: 'ONLYID' });
@@ -107,7 +147,10 @@ describe('configuration refused up front', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain(`${malformed}:2:1: expected KEY=value`);
     expect(bad.stderr).not.toContain('short');
-    const port = await runCommand('s3', ['--port', 'eighty'], { S3_ACCESS_KEY_ID: KEY_ID, S3_SECRET_ACCESS_KEY: SECRET });
+    const port = await runCommand('s3', ['--port', 'eighty'], {
+      S3_ACCESS_KEY_ID: KEY_ID,
+      S3_SECRET_ACCESS_KEY: SECRET,
+    });
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535, not eighty.');
   });

@@ -25,8 +25,17 @@ const dataDir = mkdtempSync(join(tmpdir(), 's3-large-'));
 let host: Host;
 let s3: S3Client;
 beforeAll(async () => {
-  host = await startHost(['--port', '0', '--data-dir', dataDir], { S3_ACCESS_KEY_ID: KEY_ID, S3_SECRET_ACCESS_KEY: SECRET }, 's3');
-  s3 = new S3Client({ endpoint: host.url, region: 'auto', forcePathStyle: true, credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } });
+  host = await startHost(
+    ['--port', '0', '--data-dir', dataDir],
+    { S3_ACCESS_KEY_ID: KEY_ID, S3_SECRET_ACCESS_KEY: SECRET },
+    's3',
+  );
+  s3 = new S3Client({
+    endpoint: host.url,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+  });
   await s3.send(new CreateBucketCommand({ Bucket: 'large' }));
 });
 afterAll(async () => {
@@ -50,7 +59,14 @@ function objectStream(chunks: number, hash: ReturnType<typeof createHash>): Read
 async function putAndGet(key: string, chunks: number): Promise<{ upload: number; download: number }> {
   const sent = createHash('sha256');
   const beforeUpload = resetPeakMemory(host.pid);
-  await s3.send(new PutObjectCommand({ Bucket: 'large', Key: key, Body: objectStream(chunks, sent), ContentLength: chunks * CHUNK }));
+  await s3.send(
+    new PutObjectCommand({
+      Bucket: 'large',
+      Key: key,
+      Body: objectStream(chunks, sent),
+      ContentLength: chunks * CHUNK,
+    }),
+  );
   const upload = memoryField(host.pid, 'VmHWM') - beforeUpload;
   const beforeDownload = resetPeakMemory(host.pid);
   const got = await s3.send(new GetObjectCommand({ Bucket: 'large', Key: key }));
@@ -74,6 +90,8 @@ test('64 MiB streamed up and down through S3, intact, without the endpoint holdi
   expect(grown.upload).toBeLessThan(MEMORY_BOUND);
   expect(grown.download).toBeLessThan(MEMORY_BOUND);
 
-  const ranged = await s3.send(new GetObjectCommand({ Bucket: 'large', Key: 'big.bin', Range: `bytes=${40 * MiB + 3}-${40 * MiB + 10}` }));
+  const ranged = await s3.send(
+    new GetObjectCommand({ Bucket: 'large', Key: 'big.bin', Range: `bytes=${40 * MiB + 3}-${40 * MiB + 10}` }),
+  );
   expect(await ranged.Body!.transformToByteArray()).toEqual(pseudoRandomChunk(40, CHUNK).subarray(3, 11));
 });

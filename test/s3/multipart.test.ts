@@ -27,7 +27,8 @@ beforeEach(async () => {
 });
 
 const Bucket = 'big';
-const create = async (Key: string, extra: object = {}) => (await s3.send(new CreateMultipartUploadCommand({ Bucket, Key, ...extra }))).UploadId!;
+const create = async (Key: string, extra: object = {}) =>
+  (await s3.send(new CreateMultipartUploadCommand({ Bucket, Key, ...extra }))).UploadId!;
 const part = async (Key: string, UploadId: string, PartNumber: number, Body: string): Promise<CompletedPart> => ({
   PartNumber,
   ETag: (await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body }))).ETag!,
@@ -94,23 +95,40 @@ describe('a whole upload', () => {
     expect(page.Uploads!.map((u) => u.UploadId)).toEqual([ids.a, ids.b1]);
     expect(page).toMatchObject({ IsTruncated: true, NextKeyMarker: 'logs/b', NextUploadIdMarker: ids.b1 });
     const next = await s3.send(
-      new ListMultipartUploadsCommand({ Bucket, Prefix: 'logs/', KeyMarker: page.NextKeyMarker, UploadIdMarker: page.NextUploadIdMarker }),
+      new ListMultipartUploadsCommand({
+        Bucket,
+        Prefix: 'logs/',
+        KeyMarker: page.NextKeyMarker,
+        UploadIdMarker: page.NextUploadIdMarker,
+      }),
     );
     expect(next.Uploads!.map((u) => u.UploadId)).toEqual([b2]);
     await complete('logs/a', ids.a, [await part('logs/a', ids.a, 1, 'x')]);
     await s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'pics/c', UploadId: ids.c }));
-    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads!.map((u) => u.Key)).toEqual(['logs/b', 'logs/b']);
+    expect((await s3.send(new ListMultipartUploadsCommand({ Bucket }))).Uploads!.map((u) => u.Key)).toEqual([
+      'logs/b',
+      'logs/b',
+    ]);
   });
 
   test('UploadPartCopy copies a whole object or a byte range as a part', async () => {
     await s3.send(new PutObjectCommand({ Bucket, Key: 'source', Body: `${A}${B}` }));
     const id = await create('assembled');
     const copied = await s3.send(
-      new UploadPartCopyCommand({ Bucket, Key: 'assembled', UploadId: id, PartNumber: 1, CopySource: 'big/source', CopySourceRange: `bytes=${MIN_PART}-${2 * MIN_PART - 1}` }),
+      new UploadPartCopyCommand({
+        Bucket,
+        Key: 'assembled',
+        UploadId: id,
+        PartNumber: 1,
+        CopySource: 'big/source',
+        CopySourceRange: `bytes=${MIN_PART}-${2 * MIN_PART - 1}`,
+      }),
     );
     expect(copied.CopyPartResult!.ETag).toMatch(/^"[0-9a-f]{32}"$/);
     await s3.send(new PutObjectCommand({ Bucket, Key: 'tail', Body: 'end' }));
-    const whole = await s3.send(new UploadPartCopyCommand({ Bucket, Key: 'assembled', UploadId: id, PartNumber: 2, CopySource: 'big/tail' }));
+    const whole = await s3.send(
+      new UploadPartCopyCommand({ Bucket, Key: 'assembled', UploadId: id, PartNumber: 2, CopySource: 'big/tail' }),
+    );
     await complete('assembled', id, [
       { PartNumber: 1, ETag: copied.CopyPartResult!.ETag! },
       { PartNumber: 2, ETag: whole.CopyPartResult!.ETag! },
@@ -118,7 +136,16 @@ describe('a whole upload', () => {
     expect(await read('assembled')).toBe(`${B}end`);
     expect(
       await s3Failure(
-        s3.send(new UploadPartCopyCommand({ Bucket, Key: 'assembled', UploadId: id, PartNumber: 1, CopySource: 'big/source', CopySourceRange: 'bytes=0-99999' })),
+        s3.send(
+          new UploadPartCopyCommand({
+            Bucket,
+            Key: 'assembled',
+            UploadId: id,
+            PartNumber: 1,
+            CopySource: 'big/source',
+            CopySourceRange: 'bytes=0-99999',
+          }),
+        ),
       ),
     ).toMatchObject({ name: 'InvalidRange', status: 416 });
   });
@@ -152,8 +179,13 @@ describe('refusals', () => {
     const id = await create('k');
     const p1 = await part('k', id, 1, A);
     const p2 = await part('k', id, 2, 'end');
-    expect(await s3Failure(complete('k', id, [p1, { PartNumber: 2, ETag: '"0123"' }]))).toMatchObject({ name: 'InvalidPart', status: 400 });
-    expect(await s3Failure(complete('k', id, [p1, { PartNumber: 3, ETag: p2.ETag! }]))).toMatchObject({ name: 'InvalidPart' });
+    expect(await s3Failure(complete('k', id, [p1, { PartNumber: 2, ETag: '"0123"' }]))).toMatchObject({
+      name: 'InvalidPart',
+      status: 400,
+    });
+    expect(await s3Failure(complete('k', id, [p1, { PartNumber: 3, ETag: p2.ETag! }]))).toMatchObject({
+      name: 'InvalidPart',
+    });
     await part('k', id, 1, A);
     expect(await s3Failure(complete('k', id, [p1, p2]))).toMatchObject({ name: 'InvalidPart' });
     expect(await s3Failure(complete('k', id, [p2, p1]))).toMatchObject({ name: 'InvalidPartOrder', status: 400 });
@@ -167,9 +199,15 @@ describe('refusals', () => {
 
   test('an unknown, aborted or completed upload is NoSuchUpload (404)', async () => {
     expect(await s3Failure(part('k', 'no-such-id', 1, 'x'))).toMatchObject({ name: 'NoSuchUpload', status: 404 });
-    expect(await s3Failure(s3.send(new ListPartsCommand({ Bucket, Key: 'k', UploadId: 'no-such-id' })))).toMatchObject({ name: 'NoSuchUpload' });
-    expect(await s3Failure(complete('k', 'no-such-id', [{ PartNumber: 1, ETag: '"x"' }]))).toMatchObject({ name: 'NoSuchUpload' });
-    expect(await s3Failure(s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'k', UploadId: 'no-such-id' })))).toMatchObject({
+    expect(await s3Failure(s3.send(new ListPartsCommand({ Bucket, Key: 'k', UploadId: 'no-such-id' })))).toMatchObject({
+      name: 'NoSuchUpload',
+    });
+    expect(await s3Failure(complete('k', 'no-such-id', [{ PartNumber: 1, ETag: '"x"' }]))).toMatchObject({
+      name: 'NoSuchUpload',
+    });
+    expect(
+      await s3Failure(s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'k', UploadId: 'no-such-id' }))),
+    ).toMatchObject({
       name: 'NoSuchUpload',
       status: 404,
     });

@@ -54,14 +54,17 @@ describe('PutObject and GetObject', () => {
     });
     expect(got.ExpiresString).toBe('Tue, 01 Jan 2030 00:00:00 GMT');
     // Sent as UTF-8 bytes; answered, as S3 does, as an RFC 2047 encoded word.
-    expect(got.Metadata).toEqual({ owner: 'ana', note: `=?UTF-8?B?${Buffer.from('crème brûlée').toString('base64')}?=` });
+    expect(got.Metadata).toEqual({
+      owner: 'ana',
+      note: `=?UTF-8?B?${Buffer.from('crème brûlée').toString('base64')}?=`,
+    });
     const viaBinding = await (await endpoint.catalogue.open('photos')).head('cats/tabby.txt');
     expect(viaBinding!.customMetadata).toEqual({ owner: 'ana', note: 'crème brûlée' });
     expect(Math.abs(got.LastModified!.getTime() - Date.now())).toBeLessThan(5000);
   });
 
   test('keys with spaces, plus signs, unicode, dots and double slashes round-trip', async () => {
-    for (const key of ['a b+c', 'ü/ñ/😀', 'x/./y/../z', 'double//slash', '%41 literal', 'tilde~*\'()!']) {
+    for (const key of ['a b+c', 'ü/ñ/😀', 'x/./y/../z', 'double//slash', '%41 literal', "tilde~*'()!"]) {
       await put(key, key);
       expect((await text(key)).body).toBe(key);
     }
@@ -93,7 +96,9 @@ describe('PutObject and GetObject', () => {
 
   test('an object stored without a content type reads as application/octet-stream', async () => {
     await put('raw', 'x', { ContentType: undefined });
-    expect((await s3.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'raw' }))).ContentType).toBe('application/octet-stream');
+    expect((await s3.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'raw' }))).ContentType).toBe(
+      'application/octet-stream',
+    );
   });
 
   test('a missing key is NoSuchKey (404); a missing bucket NoSuchBucket (404)', async () => {
@@ -147,11 +152,14 @@ describe('ranges', () => {
     expect(await s3Failure(text('digits', { Range }))).toMatchObject({ name: 'InvalidRange', status: 416 });
   });
 
-  test.each(['bytes=5-2', 'items=1-2', 'bytes=1-2,4-5', 'bytes=x-'])('a malformed Range (%s) is ignored: the whole object, 200', async (Range) => {
-    const { got, body } = await text('digits', { Range });
-    expect(body).toBe('0123456789');
-    expect(got.$metadata.httpStatusCode).toBe(200);
-  });
+  test.each(['bytes=5-2', 'items=1-2', 'bytes=1-2,4-5', 'bytes=x-'])(
+    'a malformed Range (%s) is ignored: the whole object, 200',
+    async (Range) => {
+      const { got, body } = await text('digits', { Range });
+      expect(body).toBe('0123456789');
+      expect(got.$metadata.httpStatusCode).toBe(200);
+    },
+  );
 });
 
 describe('conditional reads', () => {
@@ -167,7 +175,10 @@ describe('conditional reads', () => {
   test('If-Match / If-None-Match with the etag, quoted or not', async () => {
     expect((await text('c', { IfMatch: etag })).body).toBe('conditional');
     expect((await text('c', { IfMatch: etag.replace(/"/g, '') })).body).toBe('conditional');
-    expect(await s3Failure(text('c', { IfMatch: '"other"' }))).toMatchObject({ name: 'PreconditionFailed', status: 412 });
+    expect(await s3Failure(text('c', { IfMatch: '"other"' }))).toMatchObject({
+      name: 'PreconditionFailed',
+      status: 412,
+    });
     expect(await s3Failure(text('c', { IfNoneMatch: etag }))).toMatchObject({ status: 304 });
     expect((await text('c', { IfNoneMatch: '"other"' })).body).toBe('conditional');
   });
@@ -176,7 +187,10 @@ describe('conditional reads', () => {
     expect(await s3Failure(text('c', { IfModifiedSince: modified }))).toMatchObject({ status: 304 });
     expect((await text('c', { IfModifiedSince: earlier() })).body).toBe('conditional');
     expect((await text('c', { IfUnmodifiedSince: modified })).body).toBe('conditional');
-    expect(await s3Failure(text('c', { IfUnmodifiedSince: earlier() }))).toMatchObject({ name: 'PreconditionFailed', status: 412 });
+    expect(await s3Failure(text('c', { IfUnmodifiedSince: earlier() }))).toMatchObject({
+      name: 'PreconditionFailed',
+      status: 412,
+    });
     // A passing If-Match decides over a failing If-Unmodified-Since (RFC 7232 section 6).
     expect((await text('c', { IfMatch: etag, IfUnmodifiedSince: earlier() })).body).toBe('conditional');
     // A present If-None-Match decides instead of If-Modified-Since.
@@ -222,7 +236,9 @@ describe('conditional and checked writes', () => {
     const sha256 = createHash('sha256').update('payload').digest('base64');
     const stored = await put('sha', 'payload', { ChecksumSHA256: sha256 });
     expect(stored.ChecksumSHA256).toBe(sha256);
-    expect(await s3Failure(put('sha-bad', 'payload', { ChecksumSHA256: createHash('sha256').update('x').digest('base64') }))).toMatchObject({
+    expect(
+      await s3Failure(put('sha-bad', 'payload', { ChecksumSHA256: createHash('sha256').update('x').digest('base64') })),
+    ).toMatchObject({
       name: 'BadDigest',
       status: 400,
     });
@@ -235,7 +251,9 @@ describe('conditional and checked writes', () => {
       const stored = await put(`algo-${algorithm}`, 'checksummed', { ChecksumAlgorithm: algorithm });
       expect(stored[field], algorithm).toMatch(/^[A-Za-z0-9+/]+=*$/);
     }
-    expect(await s3Failure(put('crc-bad', 'payload', { ChecksumCRC32: 'AAAAAA==' }))).toMatchObject({ name: 'BadDigest' });
+    expect(await s3Failure(put('crc-bad', 'payload', { ChecksumCRC32: 'AAAAAA==' }))).toMatchObject({
+      name: 'BadDigest',
+    });
     const missing = await s3Failure(text('md5-bad'));
     expect(missing.name).toBe('NoSuchKey');
     expect((await s3Failure(text('sha-bad'))).name).toBe('NoSuchKey');
@@ -243,7 +261,10 @@ describe('conditional and checked writes', () => {
   });
 
   test('Content-MD5 that is not the base64 of 16 bytes is InvalidDigest', async () => {
-    expect(await s3Failure(put('k', 'v', { ContentMD5: 'not-md5' }))).toMatchObject({ name: 'InvalidDigest', status: 400 });
+    expect(await s3Failure(put('k', 'v', { ContentMD5: 'not-md5' }))).toMatchObject({
+      name: 'InvalidDigest',
+      status: 400,
+    });
   });
 });
 
@@ -251,7 +272,9 @@ describe('CopyObject', () => {
   beforeEach(() => put('src/a.txt', 'original', { ContentType: 'text/plain', Metadata: { tag: 'one' } }));
 
   test('copies bytes and metadata (COPY), or takes new metadata (REPLACE)', async () => {
-    const copied = await s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'dst/a.txt', CopySource: 'photos/src/a.txt' }));
+    const copied = await s3.send(
+      new CopyObjectCommand({ Bucket: 'photos', Key: 'dst/a.txt', CopySource: 'photos/src/a.txt' }),
+    );
     expect(copied.CopyObjectResult!.ETag).toBe(`"${md5('original')}"`);
     const { got, body } = await text('dst/a.txt');
     expect(body).toBe('original');
@@ -271,29 +294,62 @@ describe('CopyObject', () => {
 
   test('between buckets, with source conditions', async () => {
     await s3.send(new CreateBucketCommand({ Bucket: 'backup' }));
-    await s3.send(new CopyObjectCommand({ Bucket: 'backup', Key: 'a', CopySource: 'photos/src/a.txt', CopySourceIfMatch: `"${md5('original')}"` }));
+    await s3.send(
+      new CopyObjectCommand({
+        Bucket: 'backup',
+        Key: 'a',
+        CopySource: 'photos/src/a.txt',
+        CopySourceIfMatch: `"${md5('original')}"`,
+      }),
+    );
     const got = await s3.send(new GetObjectCommand({ Bucket: 'backup', Key: 'a' }));
     expect(await got.Body!.transformToString()).toBe('original');
     expect(
-      await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'backup', Key: 'b', CopySource: 'photos/src/a.txt', CopySourceIfNoneMatch: `"${md5('original')}"` }))),
+      await s3Failure(
+        s3.send(
+          new CopyObjectCommand({
+            Bucket: 'backup',
+            Key: 'b',
+            CopySource: 'photos/src/a.txt',
+            CopySourceIfNoneMatch: `"${md5('original')}"`,
+          }),
+        ),
+      ),
     ).toMatchObject({ name: 'PreconditionFailed', status: 412 });
   });
 
   test('refuses a copy onto itself without new metadata, a missing source, a bad directive', async () => {
-    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'src/a.txt', CopySource: 'photos/src/a.txt' })))).toMatchObject({
+    expect(
+      await s3Failure(
+        s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'src/a.txt', CopySource: 'photos/src/a.txt' })),
+      ),
+    ).toMatchObject({
       name: 'InvalidRequest',
       status: 400,
     });
-    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'x', CopySource: 'photos/none' })))).toMatchObject({
+    expect(
+      await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'x', CopySource: 'photos/none' }))),
+    ).toMatchObject({
       name: 'NoSuchKey',
       status: 404,
     });
-    expect(await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'x', CopySource: 'photos' })))).toMatchObject({
+    expect(
+      await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'x', CopySource: 'photos' }))),
+    ).toMatchObject({
       name: 'InvalidArgument',
       status: 400,
     });
     expect(
-      await s3Failure(s3.send(new CopyObjectCommand({ Bucket: 'photos', Key: 'x', CopySource: 'photos/src/a.txt', MetadataDirective: 'MOVE' as 'COPY' }))),
+      await s3Failure(
+        s3.send(
+          new CopyObjectCommand({
+            Bucket: 'photos',
+            Key: 'x',
+            CopySource: 'photos/src/a.txt',
+            MetadataDirective: 'MOVE' as 'COPY',
+          }),
+        ),
+      ),
     ).toMatchObject({ name: 'InvalidArgument', status: 400 });
   });
 });
@@ -312,9 +368,13 @@ describe('DeleteObject and DeleteObjects', () => {
       }),
     );
     expect(result.Deleted!.map((d) => d.Key)).toEqual(['b', 'c', 'missing']);
-    expect(result.Errors).toEqual([{ Key: 'k'.repeat(1025), Code: 'KeyTooLongError', Message: 'Your key is too long: at most 1024 bytes of UTF-8.' }]);
+    expect(result.Errors).toEqual([
+      { Key: 'k'.repeat(1025), Code: 'KeyTooLongError', Message: 'Your key is too long: at most 1024 bytes of UTF-8.' },
+    ]);
     expect((await s3Failure(text('b'))).name).toBe('NoSuchKey');
-    const quiet = await s3.send(new DeleteObjectsCommand({ Bucket: 'photos', Delete: { Objects: [{ Key: 'x' }], Quiet: true } }));
+    const quiet = await s3.send(
+      new DeleteObjectsCommand({ Bucket: 'photos', Delete: { Objects: [{ Key: 'x' }], Quiet: true } }),
+    );
     expect(quiet.Deleted).toBeUndefined();
   });
 });
@@ -339,10 +399,12 @@ describe('bad inputs', () => {
       },
       { step: 'build' },
     );
-    expect(await s3Failure(client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'e', Body: 'v' })))).toMatchObject({
-      name: 'InvalidArgument',
-      status: 400,
-      message: 'httpMetadata: the Expires header is not a date (someday).',
-    });
+    expect(await s3Failure(client.send(new PutObjectCommand({ Bucket: 'photos', Key: 'e', Body: 'v' })))).toMatchObject(
+      {
+        name: 'InvalidArgument',
+        status: 400,
+        message: 'httpMetadata: the Expires header is not a date (someday).',
+      },
+    );
   });
 });

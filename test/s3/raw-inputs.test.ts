@@ -20,7 +20,12 @@ const errorOf = (xml: string) => ({
   message: /<Message>([^<]*)<\/Message>/.exec(xml)?.[1],
 });
 const send = (method: string, target: string, body?: string, headers?: Record<string, string>) =>
-  rawFetch(endpoint.server.url, { method, target, ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) });
+  rawFetch(endpoint.server.url, {
+    method,
+    target,
+    ...(body === undefined ? {} : { body }),
+    ...(headers ? { headers } : {}),
+  });
 
 describe('malformed XML documents', () => {
   test.each([
@@ -29,7 +34,10 @@ describe('malformed XML documents', () => {
     ['wrong root', '<Remove><Object><Key>a</Key></Object></Remove>'],
     ['no objects', '<Delete></Delete>'],
     ['an object without a key', '<Delete><Object></Object></Delete>'],
-    ['a document type declaration', '<!DOCTYPE x [<!ENTITY e "boom">]><Delete><Object><Key>&e;</Key></Object></Delete>'],
+    [
+      'a document type declaration',
+      '<!DOCTYPE x [<!ENTITY e "boom">]><Delete><Object><Key>&e;</Key></Object></Delete>',
+    ],
     ['an empty body', ''],
   ])('DeleteObjects with %s is MalformedXML (400)', async (_, body) => {
     const { response, text } = await send('POST', '/raw?delete', body);
@@ -42,14 +50,19 @@ describe('malformed XML documents', () => {
     const { text } = await send('POST', '/raw?delete', body);
     expect(errorOf(text)).toEqual({
       code: 'MalformedXML',
-      message: 'The XML you provided was not well-formed or did not validate against our published schema: a Delete document names at most 1000 objects, not 1001.',
+      message:
+        'The XML you provided was not well-formed or did not validate against our published schema: a Delete document names at most 1000 objects, not 1001.',
     });
   });
 
   test('CompleteMultipartUpload with a malformed or partless document is MalformedXML', async () => {
     const created = await send('POST', '/raw/obj?uploads');
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(created.text)![1]!;
-    for (const body of ['<CompleteMultipartUpload><Part>', '<CompleteMultipartUpload/>', '<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>"e"</ETag></Part></CompleteMultipartUpload>']) {
+    for (const body of [
+      '<CompleteMultipartUpload><Part>',
+      '<CompleteMultipartUpload/>',
+      '<CompleteMultipartUpload><Part><PartNumber>x</PartNumber><ETag>"e"</ETag></Part></CompleteMultipartUpload>',
+    ]) {
       const { response, text } = await send('POST', `/raw/obj?uploadId=${encodeURIComponent(uploadId)}`, body);
       expect(response.status, body).toBe(400);
       expect(errorOf(text).code, body).toBe('MalformedXML');
@@ -78,14 +91,22 @@ describe('request framing', () => {
   });
 
   test('an unknown payload hash marker is InvalidArgument', async () => {
-    const { text } = await rawFetch(endpoint.server.url, { method: 'PUT', target: '/raw/k', body: 'x', payloadHash: 'SOMETHING-ELSE' });
+    const { text } = await rawFetch(endpoint.server.url, {
+      method: 'PUT',
+      target: '/raw/k',
+      body: 'x',
+      payloadHash: 'SOMETHING-ELSE',
+    });
     expect(errorOf(text).code).toBe('InvalidArgument');
   });
 
   test('an unsupported sub-resource or operation is NotImplemented (501)', async () => {
     const { response, text } = await send('GET', '/raw?acl');
     expect(response.status).toBe(501);
-    expect(errorOf(text)).toEqual({ code: 'NotImplemented', message: 'The acl sub-resource is not implemented by this endpoint.' });
+    expect(errorOf(text)).toEqual({
+      code: 'NotImplemented',
+      message: 'The acl sub-resource is not implemented by this endpoint.',
+    });
   });
 });
 
@@ -93,7 +114,12 @@ describe('signed aws-chunked streams', () => {
   const chunks = ['first chunk, ', 'second chunk, ', 'last'];
   const decodedLength = chunks.join('').length;
 
-  function streamingPut(key: string, body: (seed: string, amzDate: string) => string, decoded = decodedLength, trailer?: string) {
+  function streamingPut(
+    key: string,
+    body: (seed: string, amzDate: string) => string,
+    decoded = decodedLength,
+    trailer?: string,
+  ) {
     const { headers, url, signature, amzDate } = signedHeaders(endpoint.server.url, {
       method: 'PUT',
       target: `/raw/${key}`,
@@ -132,16 +158,30 @@ describe('signed aws-chunked streams', () => {
       return out.toString('base64');
     };
     const good = `x-amz-checksum-crc32:${crc(chunks.join(''))}`;
-    const ok = await streamingPut('trailed', (seed, date) => signedChunks(chunks, seed, date, undefined, good), decodedLength, 'x-amz-checksum-crc32');
+    const ok = await streamingPut(
+      'trailed',
+      (seed, date) => signedChunks(chunks, seed, date, undefined, good),
+      decodedLength,
+      'x-amz-checksum-crc32',
+    );
     expect(ok.status).toBe(200);
     expect(ok.headers.get('x-amz-checksum-crc32')).toBe(crc(chunks.join('')));
     expect((await stored('trailed')).text).toBe(chunks.join(''));
     const wrongValue = `x-amz-checksum-crc32:${crc('something else')}`;
-    const bad = await streamingPut('bad-crc', (seed, date) => signedChunks(chunks, seed, date, undefined, wrongValue), decodedLength, 'x-amz-checksum-crc32');
+    const bad = await streamingPut(
+      'bad-crc',
+      (seed, date) => signedChunks(chunks, seed, date, undefined, wrongValue),
+      decodedLength,
+      'x-amz-checksum-crc32',
+    );
     expect(errorOf(await bad.text()).code).toBe('BadDigest');
     const forged = await streamingPut(
       'forged',
-      (seed, date) => signedChunks(chunks, seed, date, undefined, good).replace(/x-amz-trailer-signature:[0-9a-f]/, 'x-amz-trailer-signature:g'),
+      (seed, date) =>
+        signedChunks(chunks, seed, date, undefined, good).replace(
+          /x-amz-trailer-signature:[0-9a-f]/,
+          'x-amz-trailer-signature:g',
+        ),
       decodedLength,
       'x-amz-checksum-crc32',
     );

@@ -20,8 +20,13 @@ export interface RawRequest {
   secret?: string;
 }
 
-const amzDateOf = (date: Date) => date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
-const encode = (text: string) => encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+const amzDateOf = (date: Date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
+const encode = (text: string) =>
+  encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 export function signingKeyFor(secret: string, day: string): Buffer {
   return hmac(hmac(hmac(hmac(`AWS4${secret}`, day), 'auto'), 's3'), 'aws4_request');
@@ -38,7 +43,10 @@ export async function rawFetch(base: string, request: RawRequest): Promise<{ res
   return { response, text: await response.text() };
 }
 
-export function signedHeaders(base: string, request: RawRequest): { headers: Record<string, string>; url: string; signature: string; amzDate: string } {
+export function signedHeaders(
+  base: string,
+  request: RawRequest,
+): { headers: Record<string, string>; url: string; signature: string; amzDate: string } {
   const url = new URL(base);
   const date = request.date ?? new Date();
   const amzDate = amzDateOf(date);
@@ -51,7 +59,10 @@ export function signedHeaders(base: string, request: RawRequest): { headers: Rec
     ...request.headers,
   };
   const [path, query = ''] = request.target.split('?', 2) as [string, string?];
-  const canonicalPath = path.split('/').map((s) => encode(decodeURIComponent(s))).join('/');
+  const canonicalPath = path
+    .split('/')
+    .map((s) => encode(decodeURIComponent(s)))
+    .join('/');
   const canonicalQuery = query
     .split('&')
     .filter(Boolean)
@@ -59,7 +70,9 @@ export function signedHeaders(base: string, request: RawRequest): { headers: Rec
     .map(([name, value = '']) => `${name}=${value}`)
     .sort()
     .join('&');
-  const names = Object.keys(headers).map((n) => n.toLowerCase()).sort();
+  const names = Object.keys(headers)
+    .map((n) => n.toLowerCase())
+    .sort();
   const lower = Object.fromEntries(Object.entries(headers).map(([n, v]) => [n.toLowerCase(), v]));
   const canonical = [
     request.method,
@@ -71,7 +84,9 @@ export function signedHeaders(base: string, request: RawRequest): { headers: Rec
   ].join('\n');
   const scope = `${day}/auto/s3/aws4_request`;
   const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256(canonical)].join('\n');
-  const signature = createHmac('sha256', signingKeyFor(request.secret ?? SECRET, day)).update(toSign).digest('hex');
+  const signature = createHmac('sha256', signingKeyFor(request.secret ?? SECRET, day))
+    .update(toSign)
+    .digest('hex');
   headers.authorization = `AWS4-HMAC-SHA256 Credential=${ACCESS_KEY_ID}/${scope}, SignedHeaders=${names.join(';')}, Signature=${signature}`;
   delete headers.host;
   return { headers, url: `${url.origin}${request.target}`, signature, amzDate };
@@ -82,7 +97,13 @@ export function signedHeaders(base: string, request: RawRequest): { headers: Rec
  * on the previous one, starting from the request's. `corrupt` alters the chunk at that index
  * after signing.
  */
-export function signedChunks(chunks: string[], seed: string, amzDate: string, corrupt?: number, trailer?: string): string {
+export function signedChunks(
+  chunks: string[],
+  seed: string,
+  amzDate: string,
+  corrupt?: number,
+  trailer?: string,
+): string {
   const day = amzDate.slice(0, 8);
   const scope = `${day}/auto/s3/aws4_request`;
   const key = signingKeyFor(SECRET, day);

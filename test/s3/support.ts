@@ -70,4 +70,3 @@ export async function s3Failure(promise: Promise<unknown>): Promise<{ name: stri
   const failure = error as S3ServiceException;
   return { name: failure.name, status: failure.$metadata.httpStatusCode!, message: failure.message };
 }
-
