@@ -13,6 +13,8 @@ import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, loadValidationDocument, patternMessages } from './http/openapi-document';
 import type { Context, Handler, OperationId } from './http/operations';
+import { refuseDeepJson } from './http/json-depth';
+import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
 import { requestLogger } from './http/request-logger';
 
 export interface AppOptions {
@@ -38,11 +40,7 @@ interface AuthenticatedRequest extends Request {
 
 const bodyLimit = '1mb';
 
-/**
- * Options for the HTTP server in front of the app: `GET /filters/validate-expr` carries its
- * expression in the URL, and Node's default 16 KiB header limit would answer a bare 431.
- */
-export const httpServerOptions = { maxHeaderSize: 160 * 1024 } as const;
+export const httpServerOptions = httpServerOptionsFor(defaultHttpLimits);
 /** A readiness probe that cannot reach the database within this long answers 503. */
 const readinessTimeoutMs = 2000;
 
@@ -61,7 +59,6 @@ export function createApp(options: AppOptions): App {
     databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
   });
   app.use(requestLogger(logger));
-  app.use(express.json({ limit: bodyLimit }));
 
   const routes = documentRoutes(document);
   app.use(basePath, (req: AuthenticatedRequest, res, next) => {
@@ -76,6 +73,9 @@ export function createApp(options: AppOptions): App {
     req.principal = authenticate(req.headers, credentials);
     next();
   });
+  // Bodies are read only now, after routing and authentication: an unknown route or a client
+  // without credentials never makes the server parse up to 1 MiB.
+  app.use(express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }));
   app.use(validator);
   app.use(basePath, (req: AuthenticatedRequest, res, next) => {
     const operationId = req.openapi?.schema?.operationId as OperationId | undefined;

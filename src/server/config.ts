@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseDatabaseUrl, type DatabaseUrl, type PostgresPoolOptions } from '../store';
 import { loadAuthFile } from './auth/auth-file';
 import { CredentialRegistry, everything, sha256 } from './auth/credentials';
+import { defaultHttpLimits, type HttpLimits } from './http/limits';
 
 /** The seeded default user: the owner of the default token and key unless API_EMAIL says otherwise. */
 export const DEFAULT_USER_EMAIL = 'user@example.com';
@@ -16,6 +17,7 @@ export interface ServerConfig {
   seedFile: string | undefined;
   logLevel: string;
   validateResponses: boolean;
+  http: HttpLimits;
   credentials: CredentialRegistry;
   /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
   generatedToken: string | undefined;
@@ -45,6 +47,31 @@ function postgres(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
     pool[option] = n;
   }
   return env.DATABASE_URL ? { url: parseDatabaseUrl(env.DATABASE_URL, 'DATABASE_URL'), pool } : undefined;
+}
+
+/** HTTP connection limits by environment variable; unset ones keep their defaults. */
+const httpVariables = {
+  HTTP_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
+  HTTP_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: 'keepAliveTimeoutMs',
+  HTTP_MAX_CONNECTIONS: 'maxConnections',
+} as const satisfies Record<string, keyof HttpLimits>;
+
+function httpLimits(env: NodeJS.ProcessEnv): HttpLimits {
+  const limits = { ...defaultHttpLimits };
+  for (const [name, option] of Object.entries(httpVariables)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${value}"`);
+    limits[option] = n;
+  }
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error(
+      `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`,
+    );
+  }
+  return limits;
 }
 
 function flag(value: string | undefined, name: string, fallback: boolean): boolean {
@@ -86,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     seedFile: env.SEED_FILE ? path.resolve(env.SEED_FILE) : undefined,
     logLevel,
     validateResponses: flag(env.VALIDATE_RESPONSES, 'VALIDATE_RESPONSES', false),
+    http: httpLimits(env),
     credentials,
     generatedToken,
   };

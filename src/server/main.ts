@@ -4,8 +4,9 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
-import { createApp, httpServerOptions } from './app';
+import { createApp } from './app';
 import { loadConfig, type ServerConfig } from './config';
+import { httpServerOptionsFor } from './http/limits';
 import { basePath } from './http/openapi-document';
 
 async function main(): Promise<void> {
@@ -25,7 +26,8 @@ async function main(): Promise<void> {
   const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(httpServerOptions, app).listen(config.port, config.host, () => resolve(listening));
+    const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
+    listening.maxConnections = config.http.maxConnections;
     listening.once('error', reject);
   });
   const address = server.address();
@@ -35,7 +37,11 @@ async function main(): Promise<void> {
     process.stdout.write(`API token (generated, shown once): ${config.generatedToken}\n`);
   }
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
-  logger.info({ url: `http://${config.host}:${port}${basePath}`, ...where }, 'ready');
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
+  logger.info({ url, ...where }, 'ready');
+  // Whatever the log level, one plain line says where the server listens (PORT=0 picks a free
+  // port) and which process to signal, as the worker host does.
+  process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {

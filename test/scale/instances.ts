@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createApiClient, type ApiClient } from '../../src/client';
-import { freePort } from '../support/ports';
+import { readyOrigin } from '../support/server-ready';
 
 const root = path.resolve(import.meta.dirname, '../..');
 export const instanceToken = 'scale-test-token';
@@ -25,23 +25,22 @@ export interface Instance {
 }
 
 /**
- * Starts `src/server/main.ts` in a child process on a free port and waits until GET /readyz
- * answers 200. `env` adds to (or, with '', blanks) the parent's environment.
+ * Starts `src/server/main.ts` in a child process on a port it picks and reports, and waits until
+ * GET /readyz answers 200. `env` adds to (or, with '', blanks) the parent's environment.
  */
 export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
     cwd: root,
-    env: { ...process.env, API_TOKEN: instanceToken, LOG_LEVEL: 'warn', ...env, PORT: String(port) },
+    env: { ...process.env, API_TOKEN: instanceToken, LOG_LEVEL: 'warn', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await isReady(origin))) {
+  let origin: string | null;
+  while (!(origin = readyOrigin(output)) || !(await isReady(origin))) {
     if (Date.now() > deadline || child.exitCode !== null || child.signalCode !== null) {
       child.kill('SIGKILL');
       throw new Error(`the server did not become ready:\n${output}`);

@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
+import { waitUntil } from '../support/wait';
 import { ZONE_IDS } from '../store/contract/fixtures';
 import { startInstance, type Instance } from './instances';
 
@@ -156,7 +157,7 @@ describe('two instances on one database', () => {
       }
     };
     const writers = Array.from({ length: 8 }, writer);
-    while (acknowledged.size < 50) await new Promise((resolve) => setTimeout(resolve, 5));
+    await waitUntil('50 acknowledged writes before the kill', () => acknowledged.size >= 50, 30_000, 5);
     inFlightAtKill = inFlight;
     await doomed.kill();
     await Promise.all(writers);

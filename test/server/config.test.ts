@@ -33,11 +33,23 @@ describe('loadConfig', () => {
     expect(config).toMatchObject({ port: 0, validateResponses: true, logLevel: 'warn' });
   });
 
+  it('HTTP limits: defaults, and each one from its variable', () => {
+    expect(loadConfig({}).http).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5_000, maxConnections: 1024 });
+    const env = { HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '4000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '1500', HTTP_MAX_CONNECTIONS: '8' };
+    expect(loadConfig(env).http).toEqual({ headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 1500, maxConnections: 8 });
+  });
+
   it.each([
     [{ PORT: '70000' }, 'PORT must be an integer from 0 to 65535, not "70000"'],
     [{ VALIDATE_RESPONSES: 'maybe' }, 'VALIDATE_RESPONSES must be true or false, not "maybe"'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, not "loud"'],
     [{ API_EMAIL: 'me@example.com' }, 'API_EMAIL is set without API_KEY: the key scheme needs both'],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '0' }, 'HTTP_REQUEST_TIMEOUT_MS must be a positive whole number, not "0"'],
+    [{ HTTP_MAX_CONNECTIONS: 'many' }, 'HTTP_MAX_CONNECTIONS must be a positive whole number, not "many"'],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: '20000', HTTP_REQUEST_TIMEOUT_MS: '10000' },
+      'HTTP_HEADERS_TIMEOUT_MS (20000) must not exceed HTTP_REQUEST_TIMEOUT_MS (10000): the headers are part of the request',
+    ],
   ])('refuses %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
   });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient, unwrap } from '../../src/client';
-import { freePort } from '../support/ports';
+import { readyOrigin } from '../support/server-ready';
 import { ids } from './harness';
 
 const root = path.resolve(import.meta.dirname, '../..');
@@ -21,11 +21,10 @@ interface Running {
 }
 
 async function start(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  // What `npm start` runs: the bundled server.
+  // What `npm start` runs: the bundled server, on a port it picks and reports.
   const child = spawn(process.execPath, ['scripts/start.mjs'], {
     cwd: root,
-    env: { ...process.env, PORT: String(port), DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -33,11 +32,12 @@ async function start(env: Record<string, string>): Promise<Running> {
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const deadline = Date.now() + 30_000;
-  while (!output.includes('"msg":"ready"')) {
+  let origin: string | null;
+  while (!(origin = readyOrigin(output)) || !output.includes('"msg":"ready"')) {
     if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the server did not start:\n${output}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { child, output: () => output, baseUrl: `http://127.0.0.1:${port}/client/v4`, exited };
+  return { child, output: () => output, baseUrl: `${origin}/client/v4`, exited };
 }
 
 const phase = 'http_request_firewall_managed';

@@ -67,11 +67,14 @@ describe.each(engines)('%s', (_engine, createHarness) => {
     // Version n holds n - 2 rules (the fixture is at version 2): a read mixing two commits shows.
     let writing = true;
     const writer = (async () => {
-      for (let count = 1; count <= 40; count += 1) {
-        const rules = Array.from({ length: count }, (_, i) => ({ action: 'log', expression: 'true', description: `r${i}` }));
-        await store.rulesets.update(PRO, PRO_ENTRY_POINT, { rules });
+      try {
+        for (let count = 1; count <= 40; count += 1) {
+          const rules = Array.from({ length: count }, (_, i) => ({ action: 'log', expression: 'true', description: `r${i}` }));
+          await store.rulesets.update(PRO, PRO_ENTRY_POINT, { rules });
+        }
+      } finally {
+        writing = false; // a failed write ends the reads too, and `await writer` reports it
       }
-      writing = false;
     })();
     let reads = 0;
     while (writing) {

@@ -1,6 +1,11 @@
 import net from 'node:net';
 
-/** A TCP port free on the loopback interface right now. */
+/**
+ * A TCP port free on the loopback interface right now, and maybe not a moment later: servers
+ * under test listen on port 0 and report the port they got instead. This is only for a port
+ * nothing should listen on (a server that cannot be reached) or for a server that cannot take
+ * port 0 and retries on a taken port (PostgreSQL).
+ */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { BucketCatalogue } from '../../src/bucket';
-import { freePort } from '../support/ports';
+import { waitUntil } from '../support/wait';
 import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, type Host, isRunning, ROOT, runCommand, startHost } from './commands';
 import { configFile, dataDirectoryWith, temporaryDirectory } from './config-files';
 
@@ -23,16 +23,12 @@ function probeConfig(extra = '', directory = temporaryDirectory()): string {
 
 async function startProbe(extra = '', env: Record<string, string> = {}, directory?: string) {
   const dataDir = await dataDirectoryWith('probe-bucket');
-  const host = await startHost(['--config', probeConfig(extra, directory), '--port', String(await freePort()), '--data-dir', dataDir], env);
+  const host = await startHost(['--config', probeConfig(extra, directory), '--port', '0', '--data-dir', dataDir], env);
   return { host, dataDir };
 }
 
 const getJson = async (host: Host, path: string) => (await fetch(`${host.url}${path}`)).json();
 
-/** Waits until `condition` holds (the test's timeout bounds the wait). */
-async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
-  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 25));
-}
 
 describe('what the worker is given', () => {
   let host: Host;
@@ -100,7 +96,7 @@ describe('what the worker is given', () => {
     const accepted = await fetch(`${host.url}/later?key=after-response`);
     expect([accepted.status, await accepted.text()]).toEqual([202, 'accepted']);
     let text = '';
-    await until(async () => (text = await (await fetch(`${host.url}/read?key=after-response`)).text()) !== 'absent');
+    await waitUntil('the work after the response to be stored', async () => (text = await (await fetch(`${host.url}/read?key=after-response`)).text()) !== 'absent');
     expect(text).toBe('done later');
   });
 
@@ -128,14 +124,14 @@ describe('what the worker is given', () => {
     });
     const upload = fetch(`${host.url}/consume`, { method: 'POST', body, signal: aborter.signal, duplex: 'half' } as RequestInit);
     await expect(upload).rejects.toThrow('This operation was aborted');
-    await until(() => host.output.stderr.includes('POST /consume: the client went away before the response (Error: aborted)'));
+    await waitUntil('the hang-up to be reported', () => host.output.stderr.includes('POST /consume: the client went away before the response (Error: aborted)'));
     expect(host.output.stderr).not.toContain('POST /consume: the worker threw');
     expect(await (await fetch(`${host.url}/consume`, { method: 'POST', body: 'abc' })).text()).toBe('3 bytes');
   });
 
   test('failed waitUntil work is reported', async () => {
     expect((await fetch(`${host.url}/failing-wait`)).status).toBe(200);
-    await until(() => host.output.stderr.includes('ctx.waitUntil work failed: Error: wait failed\n    at '));
+    await waitUntil('the failed ctx.waitUntil work to be reported', () => host.output.stderr.includes('ctx.waitUntil work failed: Error: wait failed\n    at '));
   });
 });
 

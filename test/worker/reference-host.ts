@@ -1,6 +1,5 @@
 // The reference worker served by `npm run worker` on a free port, over a fresh data directory.
 import { join } from 'node:path';
-import { freePort } from '../support/ports';
 import { ROOT, startHost, type Host } from './commands';
 import { configFile, dataDirectoryWith } from './config-files';
 
@@ -26,5 +25,5 @@ ALLOW_LIST = ${JSON.stringify(allowList)}
 required = ["AUTH_KEY_SECRET"]
 `,
   );
-  return startHost(['--config', config, '--port', String(await freePort()), '--data-dir', dataDir], { AUTH_KEY_SECRET: secret });
+  return startHost(['--config', config, '--port', '0', '--data-dir', dataDir], { AUTH_KEY_SECRET: secret });
 }

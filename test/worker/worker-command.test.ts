@@ -2,7 +2,6 @@
 // arguments stop it with a message and an exit code.
 import { join } from 'node:path';
 import { describe, expect, test, vi } from 'vitest';
-import { freePort } from '../support/ports';
 import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, ROOT, runCommand, startHost } from './commands';
 import { configFile, dataDirectoryWith } from './config-files';
 import { REFERENCE_WORKER } from './reference-host';
@@ -14,7 +13,7 @@ const EXAMPLE = join(ROOT, 'examples/reference-worker/wrangler.toml');
 test('the example configuration serves the reference worker as the README says', async () => {
   const dataDir = await dataDirectoryWith('my-bucket');
   const host = await startHost(
-    ['--config', 'examples/reference-worker/wrangler.toml', '--port', String(await freePort()), '--data-dir', dataDir],
+    ['--config', 'examples/reference-worker/wrangler.toml', '--port', '0', '--data-dir', dataDir],
     { AUTH_KEY_SECRET: 'example-secret' },
   );
   const stored = await fetch(`${host.url}/cat-pic.jpg`, {

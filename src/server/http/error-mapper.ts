@@ -76,6 +76,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
   if (error instanceof ApiError) return error;
   if (isBodyParserError(error)) {
     if (error.type === 'entity.parse.failed') return malformedJson(error);
+    if (error.type === 'entity.too.deep') return badRequest(error.message, Codes.malformedJson);
     if (error.type === 'entity.too.large') return ApiError.of(413, Codes.payloadTooLarge, 'Request body is larger than 1 MiB');
     if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
       return ApiError.of(415, Codes.unsupportedMediaType, `unsupported body encoding: ${error.message}`);
