@@ -2,6 +2,8 @@
 import type { StoredObject } from '../bucket';
 
 const META_PREFIX = 'x-amz-meta-';
+/** An HTTP token (RFC 9110): what a header name may be made of. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const HTTP_HEADERS = ['content-type', 'content-language', 'content-disposition', 'cache-control', 'expires'] as const;
 
 /**
@@ -53,18 +55,38 @@ function encodeHeaderText(value: string): string {
   return /^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
-/** The headers describing a stored object on GET and HEAD. */
+/** HTTP metadata fields by the response header that carries them. */
+const HTTP_FIELDS = {
+  'content-type': 'contentType',
+  'content-language': 'contentLanguage',
+  'content-disposition': 'contentDisposition',
+  'content-encoding': 'contentEncoding',
+  'cache-control': 'cacheControl',
+} as const;
+
+/**
+ * The headers describing a stored object on GET and HEAD. Values come from the metadata itself,
+ * not through Headers, which would refuse text beyond Latin-1 that the binding may have stored.
+ */
 export function objectHeaders(object: StoredObject): Record<string, string> {
-  const http = new Headers();
-  object.writeHttpMetadata(http);
   const headers: Record<string, string> = {
     etag: object.httpEtag,
     'last-modified': object.uploaded.toUTCString(),
     'accept-ranges': 'bytes',
     'content-type': 'application/octet-stream',
   };
-  for (const [name, value] of http) headers[name] = encodeHeaderText(value);
-  for (const [name, value] of Object.entries(object.customMetadata ?? {}))
-    headers[`${META_PREFIX}${name}`] = encodeHeaderText(value);
+  const http = object.httpMetadata ?? {};
+  for (const [header, field] of Object.entries(HTTP_FIELDS)) {
+    const value = http[field];
+    if (value !== undefined) headers[header] = encodeHeaderText(value);
+  }
+  if (http.cacheExpiry !== undefined) headers.expires = http.cacheExpiry.toUTCString();
+  // Names that cannot be header names are left out and counted, as S3 does.
+  let missing = 0;
+  for (const [name, value] of Object.entries(object.customMetadata ?? {})) {
+    if (HEADER_NAME.test(name)) headers[`${META_PREFIX}${name.toLowerCase()}`] = encodeHeaderText(value);
+    else missing++;
+  }
+  if (missing > 0) headers['x-amz-missing-meta'] = String(missing);
   return headers;
 }

@@ -58,11 +58,26 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
       response = await operation.run(context);
     } catch (error) {
-      response = errorResponse(error, request?.resource ?? incoming.url ?? '/', requestId, report, incoming);
+      response = errorResponse(
+        error,
+        request?.resource ?? (incoming.url ?? '/').split('?')[0]!,
+        requestId,
+        report,
+        incoming,
+      );
     }
     await send(outgoing, response, requestId, incoming.method === 'HEAD', report);
   };
-  const server = createServer((incoming, outgoing) => void handle(incoming, outgoing));
+  const server = createServer((incoming, outgoing) => {
+    // Whatever escapes (a response that cannot be written) ends this connection, not the process.
+    handle(incoming, outgoing).catch((error: unknown) => {
+      // The path only: a query may hold a presigned URL's signature, good until it expires.
+      report(
+        `${incoming.method} ${(incoming.url ?? '/').split('?')[0]}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      outgoing.destroy();
+    });
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

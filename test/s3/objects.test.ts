@@ -380,6 +380,18 @@ describe('DeleteObject and DeleteObjects', () => {
 });
 
 describe('bad inputs', () => {
+  test('metadata the binding stored that HTTP headers cannot carry as is is answered encoded, not refused', async () => {
+    const bucket = await endpoint.catalogue.open('photos');
+    await bucket.put('unicode', 'x', {
+      httpMetadata: { contentDisposition: 'attachment; filename="😀.txt"' },
+      customMetadata: { line: 'one\ntwo', 'not a header name': 'x', 'é': 'y' },
+    });
+    const { got } = await text('unicode');
+    expect(got.ContentDisposition).toBe(`=?UTF-8?B?${Buffer.from('attachment; filename="😀.txt"').toString('base64')}?=`);
+    expect(got.Metadata).toEqual({ line: `=?UTF-8?B?${Buffer.from('one\ntwo').toString('base64')}?=` });
+    expect(got.MissingMeta).toBe(2);
+  });
+
   test('a key longer than 1024 bytes is KeyTooLongError', async () => {
     expect(await s3Failure(put('é'.repeat(513), 'v'))).toMatchObject({ name: 'KeyTooLongError', status: 400 });
   });
