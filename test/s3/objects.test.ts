@@ -384,10 +384,12 @@ describe('bad inputs', () => {
     const bucket = await endpoint.catalogue.open('photos');
     await bucket.put('unicode', 'x', {
       httpMetadata: { contentDisposition: 'attachment; filename="😀.txt"' },
-      customMetadata: { line: 'one\ntwo', 'not a header name': 'x', 'é': 'y' },
+      customMetadata: { line: 'one\ntwo', 'not a header name': 'x', é: 'y' },
     });
     const { got } = await text('unicode');
-    expect(got.ContentDisposition).toBe(`=?UTF-8?B?${Buffer.from('attachment; filename="😀.txt"').toString('base64')}?=`);
+    expect(got.ContentDisposition).toBe(
+      `=?UTF-8?B?${Buffer.from('attachment; filename="😀.txt"').toString('base64')}?=`,
+    );
     expect(got.Metadata).toEqual({ line: `=?UTF-8?B?${Buffer.from('one\ntwo').toString('base64')}?=` });
     expect(got.MissingMeta).toBe(2);
   });
