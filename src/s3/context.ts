@@ -25,8 +25,37 @@ export interface S3Context {
 }
 
 /** The request's bucket; NoSuchBucket when it does not exist. */
-export function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
-  return context.catalogue.open(name, context.runtime);
+export async function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
+  return refusalsAsInvalidArgument(await context.catalogue.open(name, context.runtime));
+}
+
+/**
+ * The runtime refuses argument mistakes with TypeError / RangeError. Here the arguments come
+ * from the request (an Expires that is no date, an If-Match that is no etag list), so those
+ * refusals are the client's InvalidArgument; a TypeError anywhere else is a fault of ours
+ * (InternalError). Upload handles the bucket returns are wrapped alike.
+ */
+function refusalsAsInvalidArgument<T extends object>(target: T): T {
+  const translate = (error: unknown): never => {
+    if (error instanceof TypeError || error instanceof RangeError) throw invalidArgument(error.message);
+    throw error;
+  };
+  const wrapHandle = (value: unknown) =>
+    value !== null && typeof value === 'object' && 'uploadId' in value ? refusalsAsInvalidArgument(value) : value;
+  return new Proxy(target, {
+    get(object, property) {
+      const member: unknown = Reflect.get(object, property, object);
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        try {
+          const result: unknown = member.apply(object, args);
+          return result instanceof Promise ? result.then(wrapHandle, translate) : wrapHandle(result);
+        } catch (error) {
+          return translate(error);
+        }
+      };
+    },
+  });
 }
 
 /** The request's object key (present: the router sends only object requests here). */

@@ -77,8 +77,8 @@ const CATALOGUE_ERRORS: Record<number, [code: string, status: number]> = {
 };
 
 /**
- * The S3 error for a failure of the bucket runtime, or null when it is not one it reports
- * (then it is an internal error). Argument mistakes the runtime refuses are the request's.
+ * The S3 error for a failure of the bucket runtime or the catalogue, or null when it is not one
+ * they report (then it is an internal error).
  */
 export function toS3Error(error: unknown): S3Error | null {
   if (error instanceof S3Error) return error;
@@ -92,6 +92,5 @@ export function toS3Error(error: unknown): S3Error | null {
     const [code, status] = CATALOGUE_ERRORS[error.code] ?? ['InternalError', 500];
     return new S3Error(code, status, error.message);
   }
-  if (error instanceof TypeError || error instanceof RangeError) return invalidArgument(error.message);
   return null;
 }

@@ -198,6 +198,14 @@ describe('conditional reads', () => {
     expect(await s3Failure(text('c', { IfModifiedSince: later() }))).toMatchObject({ status: 304 });
   });
 
+  test('an If-Match that is not an entity-tag list is InvalidArgument', async () => {
+    expect(await s3Failure(text('c', { IfMatch: '"unclosed' }))).toMatchObject({
+      name: 'InvalidArgument',
+      status: 400,
+      message: 'Invalid If-Match header ("unclosed): an entity tag is missing its closing quote.',
+    });
+  });
+
   test('HeadObject answers the same conditions without a body', async () => {
     const head = (extra: object) => s3.send(new HeadObjectCommand({ Bucket: 'photos', Key: 'c', ...extra }));
     expect((await head({ IfMatch: etag })).ContentLength).toBe(11);
