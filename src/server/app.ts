@@ -12,9 +12,9 @@ import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, loadValidationDocument, patternMessages } from './http/openapi-document';
-import type { Context, Handler, OperationId } from './http/operations';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
+import type { AnyReply, Context, Handler, OperationId } from './http/operations';
 import { requestLogger } from './http/request-logger';
 
 export interface AppOptions {
@@ -91,7 +91,8 @@ export function createApp(options: AppOptions): App {
       path: req.path,
     } as unknown as Context<OperationId>;
     handler(context).then(
-      (reply) => sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
+      (reply: AnyReply) =>
+        'noContent' in reply ? res.status(204).end() : sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
       (error: unknown) => next(error),
     );
   });

@@ -20,7 +20,8 @@ export type EntityKind =
   | 'ruleset_version'
   | 'rule'
   | 'logpush_job'
-  | 'uri_waf_override';
+  | 'uri_waf_override'
+  | 'waf_package';
 
 /** The target of a write does not exist (reads answer null instead). */
 export class NotFoundError extends StoreError {
@@ -53,7 +54,18 @@ export class EntryPointExistsError extends StoreError {
 export class ReadOnlyRulesetError extends StoreError {
   readonly code = 'read_only_ruleset';
   constructor(readonly ruleset_id: string) {
-    super(`ruleset ${ruleset_id} is managed by the platform and cannot be changed`);
+    super(`ruleset ${ruleset_id} is managed by the platform: it cannot be changed or deleted`);
+  }
+}
+
+/** The current version of a ruleset is what it is: only earlier versions can be deleted. */
+export class LatestVersionError extends StoreError {
+  readonly code = 'latest_version';
+  constructor(
+    readonly ruleset_id: string,
+    readonly version: string,
+  ) {
+    super(`version ${version} is the latest version of ruleset ${ruleset_id} and cannot be deleted`);
   }
 }
 

@@ -19,6 +19,7 @@ export type {
   Store,
   UserRepository,
   WafRepository,
+  RuleWriteOptions,
   ZoneOrder,
   ZoneRepository,
 } from './store';

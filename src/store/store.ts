@@ -6,18 +6,26 @@ import type {
   Invitation,
   InvitationAnswer,
   LegacyWafConfig,
+  LegacyWafOverride,
+  LegacyWafPackage,
+  LegacyWafPackagePatch,
   LogpushJob,
   LogpushJobInput,
   LogpushJobPatch,
   MigrationState,
+  RuleInput,
   RulePatch,
+  RulePosition,
   Ruleset,
   RulesetInput,
   RulesetScope,
   RulesetSummary,
   RulesetUpdate,
+  UriWafOverride,
+  UriWafOverrideInput,
   User,
   Zone,
+  ZoneListFilter,
   ZoneWafState,
 } from './types';
 
@@ -55,9 +63,9 @@ export interface InvitationRepository {
 
 export interface ZoneRepository {
   get(id: string): Promise<Zone | null>;
-  list(filter?: { account_id?: string }, page?: PageRequest<ZoneOrder>): Promise<Page<Zone>>;
+  list(filter?: ZoneListFilter, page?: PageRequest<ZoneOrder>): Promise<Page<Zone>>;
 }
-export type ZoneOrder = 'name' | 'created_on' | 'status' | 'id';
+export type ZoneOrder = 'name' | 'created_on' | 'status' | 'id' | 'account.id' | 'account.name' | 'plan.id';
 
 export interface MigrationTransition {
   /** States the zone may be in for the step to apply; anything else is a conflict. */
@@ -78,6 +86,19 @@ export interface WafRepository {
   getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
   /** Throws NotFoundError when the zone has no such override. */
   deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
+  /** A new URI-based override with a new id. Throws NotFoundError for an unknown zone. */
+  createUriOverride(zoneId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
+  /** Replaces every field of an override but its id. Throws NotFoundError. */
+  updateUriOverride(zoneId: string, overrideId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
+  /** Changes a package's global settings. Throws NotFoundError when the zone has no such package. */
+  updatePackage(zoneId: string, packageId: string, patch: LegacyWafPackagePatch): Promise<LegacyWafPackage>;
+  /**
+   * Records the mode a zone set on a group or rule of one of its packages (replacing any earlier
+   * one), or, with `mode: null`, forgets it so the default applies again. The store keeps modes
+   * as given: which ids and modes are valid is the catalogue's business. Throws NotFoundError
+   * when the zone has no such package.
+   */
+  setMode(zoneId: string, setting: Omit<LegacyWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
 }
 
 export interface CertificatePackListOptions extends PageRequest<CertificatePackOrder> {
@@ -97,6 +118,11 @@ export type RulesetOrder = 'name' | 'last_updated' | 'version' | 'kind' | 'phase
 export interface RulesetWriteOptions {
   /** Refuse the write (VersionMismatchError) unless the ruleset is at this version. */
   expected_version?: string;
+}
+
+export interface RuleWriteOptions extends RulesetWriteOptions {
+  /** Where the rule goes; without it a new rule goes last and a changed rule stays where it is. */
+  position?: RulePosition;
 }
 
 export interface RulesetRepository {
@@ -124,8 +150,27 @@ export interface RulesetRepository {
     rulesetId: string,
     ruleId: string,
     patch: RulePatch,
-    options?: RulesetWriteOptions,
+    options?: RuleWriteOptions,
   ): Promise<Ruleset>;
+  /**
+   * Adds one rule (a new id, version 1) and answers the whole ruleset. Throws NotFoundError,
+   * ReadOnlyRulesetError, InvalidInputError (a position outside the ruleset).
+   */
+  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleWriteOptions): Promise<Ruleset>;
+  /** Removes one rule and answers the whole ruleset. Throws NotFoundError, ReadOnlyRulesetError. */
+  deleteRule(scope: RulesetScope, rulesetId: string, ruleId: string, options?: RulesetWriteOptions): Promise<Ruleset>;
+  /**
+   * Deletes a ruleset with its rules and versions (an entry point's phase is free again).
+   * Throws NotFoundError, ReadOnlyRulesetError (platform-managed rulesets, from any scope).
+   */
+  delete(scope: RulesetScope, id: string): Promise<void>;
+  /** Every kept version of a visible ruleset, newest first, without rules; null when not visible. */
+  listVersions(scope: RulesetScope, id: string): Promise<RulesetSummary[] | null>;
+  /**
+   * Forgets one version (never the current one: LatestVersionError). Throws NotFoundError
+   * (ruleset or version), ReadOnlyRulesetError.
+   */
+  deleteVersion(scope: RulesetScope, id: string, version: string): Promise<void>;
 }
 
 export interface LogpushJobRepository {
@@ -135,6 +180,8 @@ export interface LogpushJobRepository {
   /** Ids come from a database sequence: increasing integers, never reused. */
   create(zoneId: string, input: LogpushJobInput): Promise<LogpushJob>;
   update(zoneId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
+  /** Throws NotFoundError when the zone has no such job. */
+  delete(zoneId: string, id: number): Promise<void>;
 }
 
 export interface Repositories {

@@ -64,6 +64,38 @@ export type Zone = components['schemas']['Zone'];
 export type ZonePlan = components['schemas']['ZonePlan'];
 export type ZoneOwner = Zone['owner'];
 
+/**
+ * Text matching of the zone list's `name` and `account.name` filters, as the real service
+ * spells it: `<operator>:<value>`, or a bare value for `equal`. Only the `_case_sensitive`
+ * operators (and `equal`/`not_equal` on names, which are lower case) compare case.
+ */
+export const TEXT_OPERATORS = [
+  'equal',
+  'not_equal',
+  'starts_with',
+  'ends_with',
+  'contains',
+  'starts_with_case_sensitive',
+  'ends_with_case_sensitive',
+  'contains_case_sensitive',
+] as const;
+export type TextOperator = (typeof TEXT_OPERATORS)[number];
+export interface TextFilter {
+  operator: TextOperator;
+  value: string;
+}
+
+export interface ZoneListFilter {
+  account_id?: string;
+  account_name?: TextFilter;
+  name?: TextFilter;
+  status?: string;
+  /** `all` (the default): every filter given must hold; `any`: at least one. */
+  match?: 'all' | 'any';
+  /** Only zones listed here or belonging to an account listed here (what a scoped credential reaches). */
+  within?: { zone_ids: readonly string[]; account_ids: readonly string[] };
+}
+
 export const MIGRATION_STATES = ['start', 'validation', 'finished'] as const;
 /** `start`: previous WAF only; `validation`: both run (Enterprise); `finished`: new WAF only. */
 export type MigrationState = (typeof MIGRATION_STATES)[number];
@@ -105,6 +137,15 @@ export interface UriWafOverride {
   rules: Record<string, string>;
   groups: Record<string, string>;
   rewrite_action: Record<string, string> | null;
+}
+
+/** A URI-based override as a writer sends it; the store adds the id. */
+export type UriWafOverrideInput = Omit<UriWafOverride, 'id'>;
+
+/** New global settings of the OWASP package; fields left out stay. */
+export interface LegacyWafPackagePatch {
+  sensitivity?: NonNullable<LegacyWafPackage['sensitivity']>;
+  action_mode?: NonNullable<LegacyWafPackage['action_mode']>;
 }
 
 export interface LegacyFirewallRule {
@@ -235,6 +276,12 @@ export interface RulePatch {
   score_threshold?: number | null;
   logging?: { enabled: boolean } | null;
 }
+
+/**
+ * Where one rule goes among the others: before or after another rule (an empty id means first
+ * or last), or at a 1-based index.
+ */
+export type RulePosition = { before: string } | { after: string } | { index: number };
 
 export interface RulesetInput {
   name: string;

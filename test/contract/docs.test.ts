@@ -50,20 +50,24 @@ describe('the published docs', () => {
       byTag.set(tag, [...(byTag.get(tag) ?? []), op.summary]);
     }
     const headings = (text: string) =>
-      page.locator('h1, h2, h3').filter({ hasText: new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`) }).first();
+      // Deprecated operations (the previous WAF's) carry a "deprecated" badge inside their heading.
+      page.locator('h1, h2, h3').filter({ hasText: new RegExp(`^\\s*${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*(?:deprecated)?\\s*$`) }).first();
     const rendered: string[] = [];
-    const howTos = ['How to set the OWASP paranoia level', 'How to set the score threshold and action', 'How to configure custom log fields'];
+    // The how-to sequences, each with its sidebar entry under the tag that teaches it.
+    const howTos: Record<string, string[]> = {
+      Rulesets: ['How to set the OWASP paranoia level', 'How to set the score threshold and action', 'How to configure custom log fields'],
+      'WAF Migration': ['How to migrate a zone that has URI-based WAF overrides'],
+    };
     for (const [tag, summaries] of byTag) {
       await page.getByText(tag, { exact: true }).first().click();
-      // The how-to sequences are taught in the Rulesets section, each with its sidebar entry.
-      for (const summary of tag === 'Rulesets' ? [...howTos, ...summaries] : summaries) {
+      for (const summary of [...(howTos[tag] ?? []), ...summaries]) {
         await page.getByText(summary, { exact: true }).first().click();
         const heading = headings(summary);
         await heading.waitFor({ timeout: 30_000 });
         if (await heading.isVisible()) rendered.push(summary);
       }
     }
-    expect(rendered.sort()).toEqual([...howTos, ...[...byTag.values()].flat()].sort());
+    expect(rendered.sort()).toEqual([...Object.values(howTos).flat(), ...[...byTag.values()].flat()].sort());
     await page.screenshot({ path: path.join(artifacts, 'docs.png') });
     expect(pageErrors).toEqual([]);
     expect(blocked.every((u) => !u.startsWith('file:'))).toBe(true);

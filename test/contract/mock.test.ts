@@ -8,6 +8,9 @@ import { startPrism, type RunningMock } from './prism';
 const zone = 'db737a563ced53f224ff5eae44905c5e';
 const account = '023e105f4ecef8ad9ca31a8372d0c353';
 const owasp = '4814384a9e5d4991b9815dcfc25d2f1f';
+const pro = '9d6991f5ca85bf43524971c922c4bcfc';
+const proEntryPoint = '942dcaba0b1a1d77db8b4463785b3c84';
+const customRuleset = 'c2f0a7d94b1e4e6f9a3d5b8c7e6f1a20';
 const doc = loadBundle();
 
 let mock: RunningMock;
@@ -83,6 +86,65 @@ const calls: Record<string, () => Promise<unknown>> = {
   getWafMigrationConfig: () =>
     unwrap(api.GET('/zones/{zone_id}/waf_migration/config', { params: { path: { zone_id: zone }, query: { phase_two: '1' } } })),
   getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
+  ...previousWafCalls(),
+  listZones: () => unwrap(api.GET('/zones', { params: { query: { name: 'example.com', per_page: 20, direction: 'asc' } } })),
+  getZoneRuleset: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
+  deleteZoneRuleset: async () => (await api.DELETE('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })).response.status,
+  deleteAccountRuleset: async () =>
+    (await api.DELETE('/accounts/{account_id}/rulesets/{ruleset_id}', { params: { path: { account_id: account, ruleset_id: owasp } } })).response.status,
+  createZoneRulesetRule: () =>
+    unwrap(
+      api.POST('/zones/{zone_id}/rulesets/{ruleset_id}/rules', {
+        params: { path: { zone_id: pro, ruleset_id: customRuleset } },
+        body: { action: 'managed_challenge', expression: 'http.request.uri.path eq "/login"', position: { before: '' } },
+      }),
+    ),
+  deleteZoneRulesetRule: () =>
+    unwrap(
+      api.DELETE('/zones/{zone_id}/rulesets/{ruleset_id}/rules/{rule_id}', {
+        params: { path: { zone_id: pro, ruleset_id: customRuleset, rule_id: '3e0b5f6a7c8d4e9fa0b1c2d3e4f5a6b7' } },
+      }),
+    ),
+  listZoneRulesetVersions: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}/versions', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
+  getZoneRulesetVersion: () =>
+    unwrap(
+      api.GET('/zones/{zone_id}/rulesets/{ruleset_id}/versions/{ruleset_version}', {
+        params: { path: { zone_id: pro, ruleset_id: proEntryPoint, ruleset_version: '1' } },
+      }),
+    ),
+  deleteZoneRulesetVersion: async () =>
+    (
+      await api.DELETE('/zones/{zone_id}/rulesets/{ruleset_id}/versions/{ruleset_version}', {
+        params: { path: { zone_id: pro, ruleset_id: proEntryPoint, ruleset_version: '1' } },
+      })
+    ).response.status,
+  listZoneEntrypointRulesetVersions: () =>
+    unwrap(api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint/versions', { params: { path: { zone_id: pro, phase: 'http_request_firewall_managed' } } })),
+  getZoneEntrypointRulesetVersion: () =>
+    unwrap(
+      api.GET('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint/versions/{ruleset_version}', {
+        params: { path: { zone_id: pro, phase: 'http_request_firewall_managed', ruleset_version: '1' } },
+      }),
+    ),
+  listAccountRulesetVersions: () =>
+    unwrap(api.GET('/accounts/{account_id}/rulesets/{ruleset_id}/versions', { params: { path: { account_id: account, ruleset_id: proEntryPoint } } })),
+  getAccountRulesetVersion: () =>
+    unwrap(
+      api.GET('/accounts/{account_id}/rulesets/{ruleset_id}/versions/{ruleset_version}', {
+        params: { path: { account_id: account, ruleset_id: owasp, ruleset_version: '1' } },
+      }),
+    ),
+  deleteAccountRulesetVersion: async () =>
+    (
+      await api.DELETE('/accounts/{account_id}/rulesets/{ruleset_id}/versions/{ruleset_version}', {
+        params: { path: { account_id: account, ruleset_id: owasp, ruleset_version: '1' } },
+      })
+    ).response.status,
+  listLogpushJobs: () => unwrap(api.GET('/zones/{zone_id}/logpush/jobs', { params: { path: { zone_id: zone } } })),
+  getLogpushJob: () => unwrap(api.GET('/zones/{zone_id}/logpush/jobs/{job_id}', { params: { path: { zone_id: zone, job_id: 1 } } })),
+  updateLogpushJob: () =>
+    unwrap(api.PUT('/zones/{zone_id}/logpush/jobs/{job_id}', { params: { path: { zone_id: zone, job_id: 1 } }, body: { enabled: true } })),
+  deleteLogpushJob: () => unwrap(api.DELETE('/zones/{zone_id}/logpush/jobs/{job_id}', { params: { path: { zone_id: zone, job_id: 1 } } })),
   simulateZoneRequest: () =>
     unwrap(
       api.POST('/zones/{zone_id}/simulate', {
@@ -92,15 +154,51 @@ const calls: Record<string, () => Promise<unknown>> = {
     ),
 };
 
+/** The previous WAF's operations, with the ids of their examples. */
+function previousWafCalls(): Record<string, () => Promise<unknown>> {
+  const owasp = { zone_id: zone, package_id: '436d8cdf3866e6731f627fefee999131' };
+  const managed = { zone_id: zone, package_id: 'ac7e2edf57885e8b0639bf8198bdc91b' };
+  const group = { ...owasp, group_id: 'bce73ee49082c71ef00733b29d7edd2c' };
+  const rule = { ...managed, waf_rule_id: '100015' };
+  const shop = '4664f8ed5074f32e2702495db5e75b64';
+  const override = { zone_id: shop, override_id: '67bc645a492070540e1c031371fa1204' };
+  const body = { urls: ['example-shop.com/checkout/*'], rules: { '100015': 'disable' as const } };
+  return {
+    listWafPackages: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages', { params: { path: { zone_id: zone } } })),
+    getWafPackage: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}', { params: { path: owasp } })),
+    updateWafPackage: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}', { params: { path: owasp }, body: { sensitivity: 'high' } })),
+    listWafGroups: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups', { params: { path: owasp } })),
+    getWafGroup: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups/{group_id}', { params: { path: group } })),
+    updateWafGroup: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}/groups/{group_id}', { params: { path: group }, body: { mode: 'off' } })),
+    listWafRules: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules', { params: { path: managed } })),
+    getWafRule: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules/{waf_rule_id}', { params: { path: rule } })),
+    updateWafRule: () =>
+      unwrap(api.PATCH('/zones/{zone_id}/firewall/waf/packages/{package_id}/rules/{waf_rule_id}', { params: { path: rule }, body: { mode: 'disable' } })),
+    listWafOverrides: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/overrides', { params: { path: { zone_id: shop } } })),
+    createWafOverride: () => unwrap(api.POST('/zones/{zone_id}/firewall/waf/overrides', { params: { path: { zone_id: shop } }, body })),
+    getWafOverride: () => unwrap(api.GET('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override } })),
+    updateWafOverride: () => unwrap(api.PUT('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override }, body })),
+    deleteWafOverride: () => unwrap(api.DELETE('/zones/{zone_id}/firewall/waf/overrides/{override_id}', { params: { path: override } })),
+  };
+}
+
 describe('the mock serves the documented examples', () => {
   const operations = operationsOf(doc);
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(18);
+    expect(operations).toHaveLength(50);
   });
 
   for (const op of operations) {
+    if ('204' in (op.operation as { responses: object }).responses) {
+      it(`${op.operationId} answers 204 with no body`, async () => {
+        expect(await calls[op.operationId]!()).toBe(204);
+      });
+      continue;
+    }
     it(`${op.operationId} answers its first 200 example`, async () => {
       const expected = firstExample(doc, op.operation, '200') as { result: unknown };
       expect(await calls[op.operationId]!()).toEqual(expected.result);

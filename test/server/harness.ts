@@ -23,6 +23,15 @@ export const ids = {
   owasp: '4814384a9e5d4991b9815dcfc25d2f1f',
   owaspLastRule: '6179ae15870a4bb7b2d480d4843b323c',
   managed: 'efb7b8c949ac4650a09736fc376e9aee',
+  enterpriseOwaspPackage: '436d8cdf3866e6731f627fefee999131',
+  enterpriseManagedPackage: 'ac7e2edf57885e8b0639bf8198bdc91b',
+  shopOwaspPackage: '3bfe631fccebc37db842b2d94fff4930',
+  owaspProtocolGroup: '3e1c5fbef05e2cbf06facf65515a66d3',
+  owaspSqliGroup: '2c0bac458b866173ff63751314de216a',
+  owaspXssGroup: 'bce73ee49082c71ef00733b29d7edd2c',
+  drupalGroup: '9683b9f8ed9a2cc551e4832d2da8be95',
+  checkoutOverride: '67bc645a492070540e1c031371fa1204',
+  searchOverride: '83d7458af4e935273d5876410d0c1acc',
 } as const;
 
 export const userEmail = 'user@example.com';
@@ -49,13 +58,19 @@ export interface TestServer {
 
 export interface StartOptions {
   dataDir?: string;
+  /** A seed file other than the project's fixtures (loaded into the new, empty database). */
+  seed?: string;
   clock?: Clock;
   tokens?: ExtraToken[];
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? mkdtempSync(path.join(os.tmpdir(), 'api-server-'));
-  const store = await openSqliteStore({ dataDir, ...(options.clock ? { clock: options.clock } : {}) });
+  const store = await openSqliteStore({
+    dataDir,
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.seed ? { seed: options.seed } : {}),
+  });
   const credentials = new CredentialRegistry();
   credentials.addToken(sha256(token), { name: 'test', email: userEmail, scope: everything });
   credentials.addKey(userEmail, sha256(apiKey), { name: 'test-key', email: userEmail, scope: everything });

@@ -112,6 +112,14 @@ interface ProZoneIds {
   managedEntryPoint: string;
   owaspExecuteRule: string;
   customFields: string;
+  /** A zone ruleset the sweep deletes at the end. */
+  scratchRuleset: string;
+  /** A zone ruleset at version 2 whose rules and versions the sweep adds and deletes. */
+  editedRuleset: string;
+  editedRule: string;
+  /** Account rulesets of their own: one to delete, one at version 2 whose version 1 is deleted. */
+  accountScratch: string;
+  accountVersioned: string;
 }
 
 function validRequests(pro: ProZoneIds): ValidRequests {
@@ -122,6 +130,7 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     action_parameters: { request_fields: [{ name: 'x-request-id' }], cookie_fields: [{ name: 'sessionId' }] },
   };
   return {
+    listZones: { params: {}, query: { name: 'contains:example', status: 'active', 'account.id': ids.account, match: 'all', page: 1, per_page: 5, order: 'account.name', direction: 'desc' } },
     getZone: { params: { zone_id } },
     listCertificatePacks: {
       params: { zone_id: ids.enterpriseZone },
@@ -157,15 +166,67 @@ function validRequests(pro: ProZoneIds): ValidRequests {
         logpull_options: 'fields=ClientIP,RequestHeaders,Cookies&timestamps=rfc3339',
       },
     },
+    getZoneRuleset: { params: { zone_id, ruleset_id: pro.scratchRuleset } },
+    deleteZoneRuleset: { params: { zone_id, ruleset_id: pro.scratchRuleset } },
+    deleteAccountRuleset: { params: { account_id: ids.account, ruleset_id: pro.accountScratch } },
+    createZoneRulesetRule: {
+      params: { zone_id, ruleset_id: pro.editedRuleset },
+      body: { action: 'block', expression: 'http.request.uri.path eq "/private"', description: 'No private', position: { index: 1 } },
+    },
+    deleteZoneRulesetRule: { params: { zone_id, ruleset_id: pro.editedRuleset, rule_id: pro.editedRule } },
+    listZoneRulesetVersions: { params: { zone_id, ruleset_id: pro.editedRuleset } },
+    getZoneRulesetVersion: { params: { zone_id, ruleset_id: pro.editedRuleset, ruleset_version: '1' } },
+    deleteZoneRulesetVersion: { params: { zone_id, ruleset_id: pro.editedRuleset, ruleset_version: '1' } },
+    listZoneEntrypointRulesetVersions: { params: { zone_id, phase: 'http_request_firewall_managed' } },
+    getZoneEntrypointRulesetVersion: { params: { zone_id, phase: 'http_request_firewall_managed', ruleset_version: '1' } },
+    listAccountRulesetVersions: { params: { account_id: ids.account, ruleset_id: ids.owasp } },
+    getAccountRulesetVersion: { params: { account_id: ids.account, ruleset_id: ids.owasp, ruleset_version: '2' } },
+    deleteAccountRulesetVersion: { params: { account_id: ids.account, ruleset_id: pro.accountVersioned, ruleset_version: '1' } },
+    listLogpushJobs: { params: { zone_id } },
+    getLogpushJob: { params: { zone_id, job_id: 1 } },
+    updateLogpushJob: { params: { zone_id, job_id: 1 }, body: { enabled: true, logpull_options: 'fields=ClientIP,RequestHeaders&timestamps=rfc3339' } },
+    deleteLogpushJob: { params: { zone_id, job_id: 1 } },
     validateFilterExpressionByQuery: { params: {}, query: { expression: 'ip.src in {192.0.2.0/24}' } },
     validateFilterExpression: { params: {}, body: { expression: 'http.request.uri.path contains "/admin"' } },
     getWafMigrationCheck: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationConfig: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
     getWafMigrationStatus: { params: { zone_id: ids.enterpriseZone } },
+    ...previousWafRequests(),
     simulateZoneRequest: {
       params: { zone_id },
       body: { method: 'GET', url: 'https://example.org/search?q=shoes', headers: { Accept: 'text/html' }, client_ip: '203.0.113.7' },
     },
+  };
+}
+
+/** The previous WAF's operations, on zones that still run it (the Pro zone has migrated). */
+function previousWafRequests(): Pick<
+  ValidRequests,
+  Extract<OperationId, `${string}Waf${'Package' | 'Packages' | 'Group' | 'Groups' | 'Rule' | 'Rules' | 'Override' | 'Overrides'}`>
+> {
+  const zone_id = ids.enterpriseZone;
+  const owasp = { zone_id, package_id: ids.enterpriseOwaspPackage };
+  const managed = { zone_id, package_id: ids.enterpriseManagedPackage };
+  const override = { zone_id: ids.uriOverrideZone, override_id: ids.checkoutOverride };
+  const overrideBody = { urls: ['example-shop.com/checkout/*'], rules: { '100015': 'disable' as const }, priority: 3, description: 'Checkout' };
+  return {
+    listWafPackages: { params: { zone_id }, query: { name: 'OWASP', match: 'all', order: 'name', direction: 'asc', page: 1, per_page: 5 } },
+    getWafPackage: { params: owasp },
+    updateWafPackage: { params: owasp, body: { sensitivity: 'high', action_mode: 'challenge' } },
+    listWafGroups: { params: owasp, query: { name: 'OWASP', mode: 'on', match: 'all', order: 'name', direction: 'desc', page: 1, per_page: 5 } },
+    getWafGroup: { params: { ...owasp, group_id: ids.owaspXssGroup } },
+    updateWafGroup: { params: { ...owasp, group_id: ids.owaspXssGroup }, body: { mode: 'off' } },
+    listWafRules: {
+      params: managed,
+      query: { description: 'Drupal', mode: 'default', group_id: ids.drupalGroup, priority: '15', match: 'any', order: 'priority', direction: 'asc', page: 1, per_page: 5 },
+    },
+    getWafRule: { params: { ...managed, waf_rule_id: '100015' } },
+    updateWafRule: { params: { ...managed, waf_rule_id: '100015' }, body: { mode: 'disable' } },
+    listWafOverrides: { params: { zone_id: ids.uriOverrideZone }, query: { page: 1, per_page: 5 } },
+    getWafOverride: { params: override },
+    createWafOverride: { params: { zone_id: ids.uriOverrideZone }, body: overrideBody },
+    updateWafOverride: { params: override, body: { ...overrideBody, id: ids.checkoutOverride } },
+    deleteWafOverride: { params: override },
   };
 }
 
@@ -331,7 +392,10 @@ const credentialProbes: Probe[] = [
 ];
 
 const identifierPattern = '^[0-9a-f]{32}$';
+const versionPattern = '^[1-9][0-9]*$';
 const unknownId = 'ffffffffffffffffffffffffffffffff';
+/** Previous-WAF rule ids are rule numbers, not 32-hex ids. */
+const wafRuleIdPattern = '^[0-9A-Za-z_-]{1,32}$';
 
 function pathParameterProbes(operation: Operation): Probe[] {
   return operation.parameters
@@ -349,6 +413,30 @@ function pathParameterProbes(operation: Operation): Probe[] {
           {
             name: `${parameter.name} well-formed but unknown`,
             change: set(unknownId),
+            expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
+          },
+        ];
+      }
+      if (parameter.schema.pattern === wafRuleIdPattern) {
+        return [
+          { name: `${parameter.name} of 33 characters`, change: set('1'.repeat(33)), expected: refused },
+          { name: `${parameter.name} with a character outside its pattern`, change: set('100015.5'), expected: refused },
+          {
+            name: `${parameter.name} well-formed but unknown`,
+            change: set('999999'),
+            expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
+          },
+        ];
+      }
+      if (parameter.schema.type === 'integer' || parameter.schema.pattern === versionPattern) {
+        // Integer job ids and numeric version strings: the same probes, the same answers.
+        return [
+          { name: `${parameter.name} that is not a number`, change: set('abc'), expected: refused },
+          { name: `${parameter.name} of zero`, change: set('0'), expected: refused },
+          { name: `${parameter.name} with a fraction`, change: set('1.5'), expected: refused },
+          {
+            name: `${parameter.name} well-formed but unknown`,
+            change: set('987654'),
             expected: (parts) => ({ status: 404, codes: notFoundCodes, mentions: urlOf(operation.template, parts).split('?')[0] }),
           },
         ];
@@ -608,7 +696,23 @@ beforeAll(async () => {
   const managed = await entryPoint('http_request_firewall_managed');
   const fields = await entryPoint('http_log_custom_fields');
   const owaspRule = managed.rules?.find((rule) => rule.action === 'execute' && rule.action_parameters.id === ids.owasp);
-  valid = validRequests({ managedEntryPoint: managed.id, owaspExecuteRule: owaspRule!.id!, customFields: fields.id });
+  const scratch = await server.store.rulesets.create({ zone_id: ids.proZone }, { name: 'Scratch', kind: 'custom', phase: 'http_request_firewall_custom' });
+  const block = (path: string) => ({ action: 'block', expression: `http.request.uri.path eq "${path}"` });
+  const edited = await server.store.rulesets.create({ zone_id: ids.proZone }, { name: 'Edited', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/a'), block('/b')] });
+  await server.store.rulesets.deleteRule({ zone_id: ids.proZone }, edited.id, edited.rules[0]!.id);
+  const accountScratch = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Account scratch', kind: 'custom', phase: 'http_request_firewall_custom' });
+  const versioned = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Versioned', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/c')] });
+  await server.store.rulesets.addRule({ account_id: ids.account }, versioned.id, block('/d'));
+  valid = validRequests({
+    managedEntryPoint: managed.id,
+    owaspExecuteRule: owaspRule!.id!,
+    customFields: fields.id,
+    scratchRuleset: scratch.id,
+    editedRuleset: edited.id,
+    editedRule: edited.rules[1]!.id,
+    accountScratch: accountScratch.id,
+    accountVersioned: versioned.id,
+  });
   for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
 });
 
@@ -619,17 +723,25 @@ afterAll(async () => {
 describe('the document', () => {
   it('has the operations this sweep was written against, each with a valid request', () => {
     // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
-    const known = Object.keys(validRequests({ managedEntryPoint: '', owaspExecuteRule: '', customFields: '' })).sort();
+    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '' };
+    const known = Object.keys(validRequests(blank)).sort();
     expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
   });
 
   it('declares a 400 answer for every operation, and 413 and 415 for every operation with a body', () => {
     for (const operation of operationsOfDocument) {
       const responses = Object.keys((document.paths[operation.template]![operation.method] as { responses: object }).responses);
-      expect(responses, operation.id).toEqual(expect.arrayContaining(['200', '400', '403', ...(operation.body ? ['413', '415'] : [])]));
+      const success = noContent(operation) ? '204' : '200';
+      expect(responses, operation.id).toEqual(expect.arrayContaining([success, '400', '403', ...(operation.body ? ['413', '415'] : [])]));
     }
   });
 });
+
+/** Deletions the real service answers with 204 and no body. */
+function noContent(operation: Operation): boolean {
+  const responses = (document.paths[operation.template]![operation.method] as { responses: object }).responses;
+  return '204' in responses;
+}
 
 const titled = operationsOfDocument.map((operation) => [`${operation.method.toUpperCase()} ${operation.template} (${operation.id})`, operation] as const);
 
@@ -738,9 +850,9 @@ describe('wrong methods', () => {
 describe('unknown routes', () => {
   const routes = [
     '/nope',
-    '/zones',
+    '/zone',
     `/zones/${ids.proZone}/nope`,
-    `/zones/${ids.proZone}/rulesets/phases/http_request_firewall_managed/entrypoint/versions`,
+    `/zones/${ids.proZone}/rulesets/phases/http_request_firewall_managed/entrypoint/rules`,
     `/accounts/${ids.account}/rulesets/${ids.owasp}/rules`,
     `/accounts/${ids.account}`,
     `/user/invites`,
@@ -783,7 +895,7 @@ describe('unknown routes', () => {
   it('HEAD where there is no GET answers 405 with Allow, and HEAD of an unknown route 404', async () => {
     const rule = await server.fetch(`/zones/${ids.proZone}/rulesets/${ids.owasp}/rules/${ids.owaspLastRule}`, { method: 'HEAD', headers: bearer() });
     expect(rule.status).toBe(405);
-    expect(rule.headers.get('allow')).toBe('PATCH');
+    expect(rule.headers.get('allow')).toBe('PATCH, DELETE');
     const unknown = await server.fetch('/nope', { method: 'HEAD', headers: bearer() });
     expect(unknown.status).toBe(404);
   });
@@ -820,6 +932,10 @@ describe('headers that real clients send', () => {
       ...partsOf(operation, valid[operation.id]),
       headers: clientHeaders,
     });
+    if (noContent(operation)) {
+      expect({ status: response.status, body: await response.text() }).toEqual({ status: 204, body: '' });
+      return;
+    }
     const envelope = await envelopeOf(response);
     expect({ status: response.status, success: envelope.success, errors: envelope.errors }).toEqual({ status: 200, success: true, errors: [] });
   });

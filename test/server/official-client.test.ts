@@ -2,8 +2,8 @@
 // server with `baseURL`: every operation of ours it has a method for, and the spec's three how-to
 // sequences end to end on the Pro zone. Retries are off, so a refusal cannot hide behind a retry.
 // The library has no method for the filter validation or the WAF migration paths, so those are
-// covered by the typed client's tests only; its `rulesets.get` of a zone ruleset and
-// `logpush.jobs.update` call paths our document does not have.
+// covered by the typed client's tests only. The families around the table (rule, version, job
+// and zone list calls) are driven in official-client-families.test.ts.
 import Cloudflare from 'cloudflare';
 import type { ExecuteRule } from 'cloudflare/resources/rulesets/rules';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,32 +1,52 @@
+import type { components } from '../../../generated/api';
+import type { LogpushJob } from '../../store';
+import { notFound } from '../http/errors';
 import type { Handlers } from '../http/operations';
-import { badRequest } from '../http/errors';
+import { checkJobFields } from '../logpush/job-checks';
 import { requireZone } from './access';
-import { checkLogpullOptions } from '../logpush/logpull-options';
 
-export const logpushHandlers: Pick<Handlers, 'createLogpushJob'> = {
+/** A job as the API shows it: without what only the store keeps. */
+function toApiJob({ kind: _kind, created_on: _created, ...job }: LogpushJob): components['schemas']['LogpushJob'] {
+  return job;
+}
+
+export const logpushHandlers: Pick<Handlers, 'createLogpushJob' | 'listLogpushJobs' | 'getLogpushJob' | 'updateLogpushJob' | 'deleteLogpushJob'> = {
   async createLogpushJob(context) {
     const zone = await requireZone(context, context.params.zone_id);
     const body = context.body;
     const dataset = body.dataset ?? 'http_requests';
-    const problems = checkLogpullOptions(body.logpull_options ?? null, dataset);
-    if (problems.length > 0) throw badRequest(`logpull_options: ${problems.join('; ')}`);
-    checkDestination(body.destination_conf);
-    const job = await context.store.logpushJobs.create(zone.id, { ...body, dataset });
-    const { kind: _kind, created_on: _created, ...result } = job;
-    return { result };
+    checkJobFields({ logpull_options: body.logpull_options ?? null, destination_conf: body.destination_conf }, dataset);
+    return { result: toApiJob(await context.store.logpushJobs.create(zone.id, { ...body, dataset })) };
+  },
+
+  async listLogpushJobs(context) {
+    const zone = await requireZone(context, context.params.zone_id);
+    return { result: (await context.store.logpushJobs.list(zone.id)).map(toApiJob) };
+  },
+
+  async getLogpushJob(context) {
+    const zone = await requireZone(context, context.params.zone_id);
+    const job = await context.store.logpushJobs.get(zone.id, context.params.job_id);
+    if (!job) throw notFound(context.path);
+    return { result: toApiJob(job) };
+  },
+
+  async updateLogpushJob(context) {
+    const zone = await requireZone(context, context.params.zone_id);
+    const { job_id } = context.params;
+    const { ownership_challenge: _challenge, ...patch } = context.body;
+    const job = await context.store.transaction(async (tx) => {
+      const current = await tx.logpushJobs.get(zone.id, job_id);
+      if (!current) throw notFound(context.path);
+      checkJobFields(patch, current.dataset);
+      return tx.logpushJobs.update(zone.id, job_id, patch);
+    });
+    return { result: toApiJob(job) };
+  },
+
+  async deleteLogpushJob(context) {
+    const zone = await requireZone(context, context.params.zone_id);
+    await context.store.logpushJobs.delete(zone.id, context.params.job_id);
+    return { result: { id: context.params.job_id } };
   },
 };
-
-/** A destination is a URL with a scheme the push supports (storage buckets, HTTPS endpoints...). */
-function checkDestination(destination: string): void {
-  let url: URL;
-  try {
-    url = new URL(destination);
-  } catch {
-    throw badRequest(`destination_conf: "${destination}" is not a URL (e.g. s3://bucket/path?region=us-east-1)`);
-  }
-  const schemes = ['s3:', 'r2:', 'gs:', 'azure:', 'https:', 'sumo:', 'splunk:', 'datadog:', 'newrelic:'];
-  if (!schemes.includes(url.protocol)) {
-    throw badRequest(`destination_conf: scheme ${url.protocol.replace(':', '')} is not supported (one of ${schemes.map((s) => s.replace(':', '')).join(', ')})`);
-  }
-}

@@ -1,4 +1,4 @@
-import type { Repositories, Rule, RuleInput, RulePatch, Ruleset, Zone } from '../../store';
+import { ReadOnlyRulesetError, type Repositories, type Rule, type RuleInput, type RulePatch, type Ruleset, type Zone } from '../../store';
 import type { components } from '../../../generated/api';
 import { ApiError, Codes, badRequest, notFound } from '../http/errors';
 import type { Context, Handlers, OperationId } from '../http/operations';
@@ -6,6 +6,8 @@ import { checkRules } from '../rules/check-rules';
 import { ruleSchemaErrors } from '../rules/rule-schema';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';
 import { migrationBlockers, migrationMode, migrationRequired, plannedTransition } from '../waf/migration';
+import { readPreviousWaf } from '../waf/previous-waf';
+import { placement } from './ruleset-edits';
 import { cursorListReply, pageRequest, requireAccount, requireZone } from './access';
 import { decodeCursor } from '../http/cursor';
 
@@ -21,8 +23,8 @@ function rulesetPageRequest(query: Parameters<typeof pageRequest<(typeof ruleset
 type ApiRuleset = components['schemas']['Ruleset'];
 
 /** Rules as the store takes them: empty ids and versions (migration payloads) mean "new". */
-function toRuleInputs(rules: readonly ApiRule[]): RuleInput[] {
-  return rules.map(({ id, version: _version, last_updated: _updated, ...rest }) => ({
+export function toRuleInputs(rules: readonly ApiRule[]): RuleInput[] {
+  return rules.map(({ id, version: _version, last_updated: _updated, position: _position, ...rest }) => ({
     ...(id ? { id } : {}),
     ...(rest as Omit<RuleInput, 'id'>),
     ...(rest.ref === '' ? { ref: undefined } : {}),
@@ -30,23 +32,31 @@ function toRuleInputs(rules: readonly ApiRule[]): RuleInput[] {
 }
 
 /** The store's rules answer the API's Rule schema (the document checks it on every response in tests). */
-function toApiRuleset(ruleset: Ruleset): ApiRuleset {
+export function toApiRuleset(ruleset: Ruleset): ApiRuleset {
   return ruleset as unknown as ApiRuleset;
 }
 
+/** Rules sent as a whole list: ids at most once, and no `position` (the list's order is the order). */
 function checkDuplicateIds(rules: readonly ApiRule[]): void {
   const seen = new Set<string>();
   for (const [i, rule] of rules.entries()) {
+    if (rule.position !== undefined) throw badRequest(`rules[${i}].position: a position applies only to one rule added or changed on its own`);
     if (!rule.id) continue;
     if (seen.has(rule.id)) throw badRequest(`rules[${i}].id: rule ${rule.id} is sent twice`);
     seen.add(rule.id);
   }
 }
 
-async function zoneRuleset<O extends OperationId>(context: Context<O>, tx: Repositories, zoneId: string, rulesetId: string): Promise<Ruleset> {
-  const ruleset = await tx.rulesets.get({ zone_id: zoneId }, rulesetId);
-  if (!ruleset) throw notFound(context.path);
-  return ruleset;
+/**
+ * A ruleset of the zone, to write. A platform-managed ruleset named under a zone is refused as
+ * such (400, 20200) rather than hidden behind a 404, so the caller learns why.
+ */
+export async function zoneRuleset<O extends OperationId>(context: Context<O>, tx: Repositories, zone: Zone, rulesetId: string): Promise<Ruleset> {
+  const ruleset = await tx.rulesets.get({ zone_id: zone.id }, rulesetId);
+  if (ruleset) return ruleset;
+  const managed = await tx.rulesets.get({ account_id: zone.account.id }, rulesetId);
+  if (managed?.kind === 'managed') throw new ReadOnlyRulesetError(rulesetId);
+  throw notFound(context.path);
 }
 
 /** Zones still on the previous WAF reach their managed entry point only through the migration. */
@@ -109,7 +119,7 @@ export const rulesetHandlers: Pick<
     const { rules, ...rest } = context.body;
     checkDuplicateIds(rules);
     const ruleset = await context.store.transaction(async (tx) => {
-      const current = await zoneRuleset(context, tx, zone_id, ruleset_id);
+      const current = await zoneRuleset(context, tx, zone, ruleset_id);
       await checkRules(rules, { phase: current.phase, kind: current.kind, accountId: zone.account.id, repositories: tx });
       return tx.rulesets.update({ zone_id }, ruleset_id, { ...rest, rules: toRuleInputs(rules) });
     });
@@ -143,11 +153,10 @@ export const rulesetHandlers: Pick<
           if (state !== 'finished') throw migrationRequired(zone, state);
         } else {
           const transition = plannedTransition(zone, state, migrationMode(waf_migration));
-          if (state === 'start') {
-            const legacy = await tx.waf.getLegacyConfig(zone.id);
-            const blocker = legacy && migrationBlockers(zone, legacy);
-            if (blocker) throw blocker;
-          }
+          // Checked from validation mode too: the previous API still runs there and may have added overrides.
+          const previous = await readPreviousWaf(tx, zone.id);
+          const blocker = previous && migrationBlockers(zone, previous);
+          if (blocker) throw blocker;
           await checkRules(rules, { phase, kind: 'zone', accountId: zone.account.id, repositories: tx });
           const { ruleset } = await tx.rulesets.putEntryPoint({ zone_id }, phase, { ...rest, rules: toRuleInputs(rules) });
           // Compare-and-set on the state: a migration raced from two places happens once.
@@ -164,9 +173,9 @@ export const rulesetHandlers: Pick<
   async updateZoneRulesetRule(context) {
     const { zone_id, ruleset_id, rule_id } = context.params;
     const zone = await requireZone(context, zone_id);
-    const patch = context.body;
+    const { position, ...patch } = context.body;
     const ruleset = await context.store.transaction(async (tx) => {
-      const current = await zoneRuleset(context, tx, zone_id, ruleset_id);
+      const current = await zoneRuleset(context, tx, zone, ruleset_id);
       const existing = current.rules.find((rule) => rule.id === rule_id);
       if (!existing) throw notFound(context.path);
       const merged = mergeRule(existing, patch);
@@ -175,13 +184,13 @@ export const rulesetHandlers: Pick<
         throw new ApiError(400, schemaErrors.map((message) => ({ code: Codes.invalidRequest, message: `merged ${message}` })));
       }
       await checkRules([merged], { phase: current.phase, kind: current.kind, accountId: zone.account.id, repositories: tx }, () => 'rule');
-      return tx.rulesets.updateRule({ zone_id }, ruleset_id, rule_id, storePatch(existing, patch));
+      return tx.rulesets.updateRule({ zone_id }, ruleset_id, rule_id, storePatch(existing, patch), placement(position));
     });
     return { result: toApiRuleset(ruleset) };
   },
 };
 
-type ApiRulePatch = components['schemas']['RulePatch'];
+type ApiRulePatch = Omit<components['schemas']['RulePatch'], 'position'>;
 
 /** A changed action drops the old action's parameters unless new ones are sent. */
 function actionChanged(existing: Rule, patch: ApiRulePatch): boolean {

@@ -4,23 +4,24 @@ import { isCompatible } from '../waf/migration';
 import { migrationConfig } from '../waf/legacy-config';
 import { MANAGED_PHASE, OWASP_RULESET_ID } from '../waf/managed-rulesets';
 import { deployedParanoiaLevel } from '../waf/paranoia';
+import { readPreviousWaf } from '../waf/previous-waf';
 import { requireZone } from './access';
 
 export const wafMigrationHandlers: Pick<Handlers, 'getWafMigrationCheck' | 'getWafMigrationConfig' | 'getWafMigrationStatus'> = {
   async getWafMigrationCheck(context) {
     const zone = await requireZone(context, context.params.zone_id);
-    const [state, legacy] = await Promise.all([context.store.waf.getState(zone.id), context.store.waf.getLegacyConfig(zone.id)]);
-    if (!state || !legacy) throw notFound(context.path);
-    return { result: { compatible: isCompatible(legacy), migration_state: state.migration_state } };
+    const [state, previous] = await Promise.all([context.store.waf.getState(zone.id), readPreviousWaf(context.store, zone.id)]);
+    if (!state || !previous) throw notFound(context.path);
+    return { result: { compatible: isCompatible(previous), migration_state: state.migration_state } };
   },
 
   async getWafMigrationConfig(context) {
     const zone = await requireZone(context, context.params.zone_id);
-    const legacy = await context.store.waf.getLegacyConfig(zone.id);
+    const previous = await readPreviousWaf(context.store, zone.id);
     const owasp = await context.store.rulesets.get({ account_id: zone.account.id }, OWASP_RULESET_ID);
     const lastRule = owasp?.rules.at(-1);
-    if (!legacy || !lastRule) throw notFound(context.path);
-    return { result: migrationConfig(legacy, lastRule.id) as never };
+    if (!previous || !lastRule) throw notFound(context.path);
+    return { result: migrationConfig(previous, lastRule.id) as never };
   },
 
   async getWafMigrationStatus(context) {

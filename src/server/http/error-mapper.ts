@@ -3,6 +3,7 @@ import {
   EntryPointExistsError,
   InvalidInputError,
   InvitationAlreadyAnsweredError,
+  LatestVersionError,
   MigrationStateConflictError,
   NotFoundError,
   ReadOnlyRulesetError,
@@ -45,7 +46,9 @@ function isUnreadableBody(error: unknown): error is { message: string } {
 export type PatternMessages = ReadonlyMap<string, string>;
 
 function describe(item: { path: string; message: string }, patterns: PatternMessages): string {
-  const where = item.path.replace(/^\.?\/?/, '').replace(/\./g, '/');
+  // JSON pointers (`/query/account.id`) keep the dots of parameter names; only the older dotted
+  // form (`.body.name`) turns its dots into slashes.
+  const where = item.path.startsWith('.') ? item.path.slice(1).replace(/\./g, '/') : item.path.replace(/^\//, '');
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
   const message = (pattern && patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
@@ -117,7 +120,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
     return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
   }
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
-  if (error instanceof InvalidInputError) return badRequest(error.message);
+  if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
   if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
     return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
   }

@@ -24,6 +24,7 @@ export class ApiError extends Error {
 /** The codes of this API (see the root description of the OpenAPI document). */
 export const Codes = {
   invitationAnswered: 1004,
+  wafPackageNotAnomaly: 1027,
   invalidHeaders: 6003,
   unsupportedMediaType: 6006,
   malformedJson: 6007,
@@ -46,6 +47,7 @@ export const Codes = {
   firewallRuleTooLong: 20304,
   migrationFinished: 20305,
   migrationRequired: 20306,
+  previousWafGone: 20307,
 } as const;
 
 /** 404 as the real service answers an unknown route or object. */

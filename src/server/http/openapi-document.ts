@@ -30,7 +30,26 @@ export function loadValidationDocument(): Record<string, unknown> {
     Object.values(record).forEach(visit);
   };
   visit(document);
+  wrapDiscriminatedBodies(document);
   return document;
+}
+
+/**
+ * A request body whose schema is a discriminated union itself (one rule added on its own) goes
+ * through the request validator's own discriminator handling, which needs the `mapping` removed
+ * above; one level of `allOf` hands the union to Ajv's keyword, as for rules inside a list.
+ */
+function wrapDiscriminatedBodies(document: Record<string, unknown>): void {
+  const schemas = ((document.components as Record<string, unknown> | undefined)?.schemas ?? {}) as Record<string, { discriminator?: unknown }>;
+  const prefix = '#/components/schemas/';
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    for (const operation of Object.values(item)) {
+      const content = (operation as { requestBody?: { content?: Record<string, { schema?: { $ref?: string; allOf?: unknown[] } }> } } | null)?.requestBody?.content;
+      const media = content?.['application/json'];
+      const ref = media?.schema?.$ref;
+      if (media && ref?.startsWith(prefix) && schemas[ref.slice(prefix.length)]?.discriminator) media.schema = { allOf: [{ $ref: ref }] };
+    }
+  }
 }
 
 /** Every `pattern` of the document that carries an `x-pattern-message`, for readable errors. */

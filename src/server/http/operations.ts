@@ -14,7 +14,8 @@ type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : ne
 export type PathParams<O extends OperationId> = operations[O]['parameters'] extends { path: infer P } ? P : never;
 export type QueryParams<O extends OperationId> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
 export type RequestBody<O extends OperationId> = operations[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : never;
-export type Result<O extends OperationId> = JsonOf<operations[O]['responses'][200]> extends { result: infer R } ? R : never;
+type Responses<O extends OperationId> = operations[O]['responses'];
+export type Result<O extends OperationId> = Responses<O> extends { 200: infer Ok } ? (JsonOf<Ok> extends { result: infer R } ? R : never) : never;
 
 export interface Context<O extends OperationId> {
   params: PathParams<O>;
@@ -26,10 +27,16 @@ export interface Context<O extends OperationId> {
   path: string;
 }
 
-export interface Reply<O extends OperationId> {
-  result: Result<O>;
-  result_info?: ResultInfo;
-}
+/** What an operation whose success is `204 No Content` answers (deletions, as the real service has them). */
+export const noContent = Object.freeze({ noContent: true as const });
+export type NoContent = typeof noContent;
+
+export type Reply<O extends OperationId> = Responses<O> extends { 200: unknown }
+  ? { result: Result<O>; result_info?: ResultInfo }
+  : NoContent;
+
+/** A reply of any operation, as the router sends it. */
+export type AnyReply = NoContent | { result: unknown; result_info?: ResultInfo };
 
 export type Handler<O extends OperationId> = (context: Context<O>) => Promise<Reply<O>>;
 

@@ -1,6 +1,7 @@
-import type { LegacyWafConfig, PageRule } from '../../store';
+import type { PageRule } from '../../store';
 import { paranoiaOverrides } from './paranoia';
 import { MANAGED_RULESET_ID, OWASP_RULESET_ID } from './managed-rulesets';
+import type { PreviousWaf } from './previous-waf';
 
 /** A rule of the migration payload: not stored yet, so `id`, `version` and `ref` are empty. */
 export interface MigrationRule {
@@ -42,9 +43,11 @@ function turnsWafOff(pageRule: PageRule): boolean {
  * The new managed rules configuration equivalent to a zone's previous WAF (migration rules 4-6):
  * skip rules for firewall rules that bypass the WAF and for page rules that turn it off, the
  * managed ruleset, and the OWASP ruleset at PL2 with the previous global sensitivity and action
- * as an override of its last rule. Rule- and group-level settings are not migrated.
+ * as an override of its last rule. Rule- and group-level settings are not migrated (rule 5):
+ * nothing below reads the packages' groups or rules.
  */
-export function migrationConfig(legacy: LegacyWafConfig, owaspLastRuleId: string): { name: string; rules: MigrationRule[] } {
+export function migrationConfig(previous: PreviousWaf, owaspLastRuleId: string): { name: string; rules: MigrationRule[] } {
+  const legacy = previous.config;
   const rules: MigrationRule[] = [];
   for (const fw of legacy.firewall_rules) {
     if (fw.action === 'bypass' && fw.products.includes('waf') && !fw.paused) {
@@ -56,7 +59,7 @@ export function migrationConfig(legacy: LegacyWafConfig, owaspLastRuleId: string
     if (expression) rules.push(rule('skip', { ruleset: 'current' }, expression, `Migrated page rule ${pageRule.id} (WAF off)`));
   }
   rules.push(rule('execute', { id: MANAGED_RULESET_ID, version: 'latest' }, 'true', 'Execute the managed ruleset'));
-  const owasp = legacy.packages.find((p) => p.detection_mode === 'anomaly');
+  const owasp = previous.owasp;
   const sensitivity = owasp?.sensitivity ?? 'medium';
   rules.push(
     rule(

@@ -1,6 +1,7 @@
-import type { LegacyWafConfig, MigrationState, MigrationTransition, Zone } from '../../store';
+import type { MigrationState, MigrationTransition, Zone } from '../../store';
 import { ApiError, Codes, badRequest } from '../http/errors';
 import { MAX_FIREWALL_EXPRESSION_BYTES, MAX_MIGRATED_FIREWALL_RULES } from './managed-rulesets';
+import type { PreviousWaf } from './previous-waf';
 
 export type MigrationMode = 'finish' | 'validation';
 
@@ -10,8 +11,8 @@ export function migrationMode(value: string): MigrationMode {
 }
 
 /** Migration rule 1: zones with URI-based WAF overrides are not compatible. */
-export function isCompatible(legacy: LegacyWafConfig): boolean {
-  return legacy.uri_overrides.length === 0;
+export function isCompatible(previous: PreviousWaf): boolean {
+  return previous.config.uri_overrides.length === 0;
 }
 
 function refuse(code: number, message: string): ApiError {
@@ -19,8 +20,9 @@ function refuse(code: number, message: string): ApiError {
 }
 
 /** Why the zone cannot migrate now (compatibility and the limits that need support), or nothing. */
-export function migrationBlockers(zone: Zone, legacy: LegacyWafConfig): ApiError | null {
-  if (!isCompatible(legacy)) {
+export function migrationBlockers(zone: Zone, previous: PreviousWaf): ApiError | null {
+  const legacy = previous.config;
+  if (!isCompatible(previous)) {
     return refuse(
       Codes.migrationIncompatible,
       `zone ${zone.id} is not compatible with the migration: it has ${legacy.uri_overrides.length} URI-based WAF overrides; delete them first`,

@@ -79,6 +79,16 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
           .execute();
         return updated;
       }),
+
+    delete: (zoneId, id) =>
+      executor.write(async (ctx) => {
+        const deleted = Number.isSafeInteger(id)
+          ? await ctx.db.deleteFrom('logpush_jobs').where('zone_id', '=', zoneId).where('id', '=', id).executeTakeFirst()
+          : undefined;
+        if (deleted === undefined || deleted.numDeletedRows === 0n) {
+          throw new NotFoundError('logpush_job', String(id));
+        }
+      }),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   ConcurrentWriteError,
   EntryPointExistsError,
   InvalidInputError,
+  LatestVersionError,
   NotFoundError,
   ReadOnlyRulesetError,
   VersionMismatchError,
@@ -13,12 +14,14 @@ import { fetchPage } from '../paged-query';
 import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
-import type { RulesetRepository, RulesetWriteOptions } from '../store';
+import type { RulesetRepository, RulesetWriteOptions, RuleWriteOptions } from '../store';
+import { placeRule } from './rule-order';
 import type {
   Rule,
   RuleFields,
   RuleInput,
   RulePatch,
+  RulePosition,
   Ruleset,
   RulesetInput,
   RulesetScope,
@@ -48,7 +51,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     getVersion: (scope, id, version) =>
       executor.read(async (ctx) => {
-        if (!VERSION_PATTERN.test(version) || !Number.isSafeInteger(Number(version))) {
+        if (!isVersionString(version)) {
           return null;
         }
         const row = await visibleRow(ctx.db, scope, id);
@@ -117,9 +120,118 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
             .where('id', '=', ruleId)
             .execute();
         }
+        if (options?.position !== undefined) {
+          await moveRule(ctx, rulesetId, ruleId, options.position);
+        }
         return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
       }),
+
+    addRule: (scope, rulesetId, input, options) =>
+      executor.write(async (ctx) => {
+        const row = await writableRow(ctx, scope, rulesetId);
+        ctx.forgetRuleset(rulesetId);
+        await claim(ctx, row, options);
+        const id = newId();
+        const { id: _ignored, ...rule } = input;
+        const added = { ruleset_id: rulesetId, id, position: 0, version: 1, last_updated: ctx.now, ...fieldColumns(fieldsFromInput(rule, id)) };
+        const rules = await ruleRows(ctx.db, rulesetId);
+        const order = placeRule(
+          rules.map((r) => r.id),
+          id,
+          options?.position ?? { after: '' },
+          rulesetId,
+        );
+        await rewriteRules(ctx, rulesetId, [...rules, added], order);
+        return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
+      }),
+
+    deleteRule: (scope, rulesetId, ruleId, options) =>
+      executor.write(async (ctx) => {
+        const row = await writableRow(ctx, scope, rulesetId);
+        ctx.forgetRuleset(rulesetId);
+        const deleted = await ctx.db.deleteFrom('rules').where('ruleset_id', '=', rulesetId).where('id', '=', ruleId).executeTakeFirst();
+        if (deleted.numDeletedRows === 0n) {
+          throw new NotFoundError('rule', ruleId);
+        }
+        await claim(ctx, row, options);
+        return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
+      }),
+
+    delete: (scope, id) =>
+      executor.write(async (ctx) => {
+        await writableRow(ctx, scope, id);
+        ctx.forgetRuleset(id);
+        await ctx.db.deleteFrom('ruleset_versions').where('ruleset_id', '=', id).execute();
+        await ctx.db.deleteFrom('rules').where('ruleset_id', '=', id).execute();
+        await ctx.db.deleteFrom('rulesets').where('id', '=', id).execute();
+      }),
+
+    listVersions: (scope, id) =>
+      executor.read(async (ctx) => {
+        if ((await visibleRow(ctx.db, scope, id)) === undefined) {
+          return null;
+        }
+        const rows = await ctx.db
+          .selectFrom('ruleset_versions')
+          .select('snapshot')
+          .where('ruleset_id', '=', id)
+          .orderBy('version')
+          .execute();
+        return rows.map((row) => {
+          const { rules: _rules, ...summary } = fromJson<Ruleset>(row.snapshot);
+          return summary;
+        });
+      }),
+
+    deleteVersion: (scope, id, version) =>
+      executor.write(async (ctx) => {
+        const row = await writableRow(ctx, scope, id);
+        if (!isVersionString(version)) {
+          throw new NotFoundError('ruleset_version', `${id}@${version}`);
+        }
+        if (Number(version) === row.version) {
+          throw new LatestVersionError(id, version);
+        }
+        const deleted = await ctx.db
+          .deleteFrom('ruleset_versions')
+          .where('ruleset_id', '=', id)
+          .where('version', '=', Number(version))
+          .executeTakeFirst();
+        if (deleted.numDeletedRows === 0n) {
+          throw new NotFoundError('ruleset_version', `${id}@${version}`);
+        }
+      }),
   };
+}
+
+function isVersionString(version: string): boolean {
+  return VERSION_PATTERN.test(version) && Number.isSafeInteger(Number(version));
+}
+
+async function ruleRows(db: Queryable, rulesetId: string): Promise<RuleRow[]> {
+  return db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position').execute();
+}
+
+/** Moves one rule of a ruleset to `position`; the other rules keep their order. */
+async function moveRule(ctx: WriteContext, rulesetId: string, ruleId: string, position: RulePosition): Promise<void> {
+  const rules = await ruleRows(ctx.db, rulesetId);
+  const others = rules.filter((rule) => rule.id !== ruleId).map((rule) => rule.id);
+  await rewriteRules(ctx, rulesetId, rules, placeRule(others, ruleId, position, rulesetId));
+}
+
+/** Stores `rules` (unchanged but for their position) in the order of `order`. */
+async function rewriteRules(
+  ctx: WriteContext,
+  rulesetId: string,
+  rules: readonly Insertable<RulesTable>[],
+  order: readonly string[],
+): Promise<void> {
+  const byId = new Map(rules.map((rule) => [rule.id, rule]));
+  const rows = order.map((id, position) => ({ ...byId.get(id)!, position }));
+  await ctx.db.deleteFrom('rules').where('ruleset_id', '=', rulesetId).execute();
+  for (const batch of inBatches(rows)) {
+    await ctx.db.insertInto('rules').values(batch).execute();
+  }
 }
 
 /**
@@ -177,15 +289,17 @@ async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promi
   return row.account_id === scope.account_id || isPlatformOwned(row) ? row : undefined;
 }
 
+/** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
 async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
-  const row = await visibleRow(ctx.db, scope, id);
-  if (row === undefined) {
-    throw new NotFoundError('ruleset', id);
-  }
-  if (isPlatformOwned(row)) {
+  const row = await ctx.db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+  if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
-  return row;
+  const visible = await visibleRow(ctx.db, scope, id);
+  if (visible === undefined) {
+    throw new NotFoundError('ruleset', id);
+  }
+  return visible;
 }
 
 function isPlatformOwned(row: RulesetRow): boolean {
@@ -294,7 +408,13 @@ async function claim(ctx: WriteContext, row: RulesetRow, options: RulesetWriteOp
  */
 function snapshotAtCommit(ctx: WriteContext, id: string): void {
   ctx.beforeCommit(async () => {
-    const ruleset = ctx.writtenRuleset(id) ?? (await loadRuleset(ctx.db, await currentRow(ctx.db, id)));
+    let ruleset = ctx.writtenRuleset(id);
+    if (ruleset === undefined) {
+      const row = await ctx.db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+      // Deleted later in the same transaction: there is no version to keep.
+      if (row === undefined) return;
+      ruleset = await loadRuleset(ctx.db, row);
+    }
     await ctx.db
       .insertInto('ruleset_versions')
       .values({ ruleset_id: id, version: Number(ruleset.version), last_updated: ruleset.last_updated, snapshot: toJson(ruleset) })

@@ -1,5 +1,6 @@
-import { fromFlag, fromJson, fromJsonOrNull, toFlag } from '../codecs';
+import { fromFlag, fromJson, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { InvalidInputError, MigrationStateConflictError, NotFoundError } from '../errors';
+import { newId } from '../ids';
 import type { Executor, ReadContext } from '../session';
 import type { WafRepository } from '../store';
 import {
@@ -9,6 +10,8 @@ import {
   type LegacyWafPackage,
   type MigrationState,
   type PageRule,
+  type UriWafOverride,
+  type UriWafOverrideInput,
   type ZoneWafState,
 } from '../types';
 
@@ -70,6 +73,81 @@ export function wafRepository(executor: Executor): WafRepository {
           throw new NotFoundError('uri_waf_override', overrideId);
         }
       }),
+
+    createUriOverride: (zoneId, input) =>
+      executor.write(async (ctx) => {
+        const zone = await ctx.db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
+        if (zone === undefined) {
+          throw new NotFoundError('zone', zoneId);
+        }
+        const override: UriWafOverride = { id: newId(), ...input };
+        await ctx.db
+          .insertInto('uri_waf_overrides')
+          .values({ zone_id: zoneId, ...uriOverrideColumns(override), id: override.id })
+          .execute();
+        return override;
+      }),
+
+    updateUriOverride: (zoneId, overrideId, input) =>
+      executor.write(async (ctx) => {
+        const result = await ctx.db
+          .updateTable('uri_waf_overrides')
+          .set(uriOverrideColumns(input))
+          .where('zone_id', '=', zoneId)
+          .where('id', '=', overrideId)
+          .executeTakeFirst();
+        if (result.numUpdatedRows !== 1n) {
+          throw new NotFoundError('uri_waf_override', overrideId);
+        }
+        return { id: overrideId, ...input };
+      }),
+
+    updatePackage: (zoneId, packageId, patch) =>
+      executor.write(async (ctx) => {
+        const row = await ctx.db
+          .selectFrom('legacy_waf_packages')
+          .selectAll()
+          .where('zone_id', '=', zoneId)
+          .where('id', '=', packageId)
+          .executeTakeFirst();
+        if (row === undefined) {
+          throw new NotFoundError('waf_package', packageId);
+        }
+        const changes = {
+          ...(patch.sensitivity !== undefined ? { sensitivity: patch.sensitivity } : {}),
+          ...(patch.action_mode !== undefined ? { action_mode: patch.action_mode } : {}),
+        };
+        if (Object.keys(changes).length > 0) {
+          await ctx.db.updateTable('legacy_waf_packages').set(changes).where('id', '=', packageId).execute();
+        }
+        return toPackage({ ...row, ...changes });
+      }),
+
+    setMode: (zoneId, setting) =>
+      executor.write(async (ctx) => {
+        const pkg = await ctx.db
+          .selectFrom('legacy_waf_packages')
+          .select('id')
+          .where('zone_id', '=', zoneId)
+          .where('id', '=', setting.package_id)
+          .executeTakeFirst();
+        if (pkg === undefined) {
+          throw new NotFoundError('waf_package', setting.package_id);
+        }
+        // Delete then insert: one portable statement pair instead of two dialects of upsert.
+        await ctx.db
+          .deleteFrom('legacy_waf_overrides')
+          .where('package_id', '=', setting.package_id)
+          .where('level', '=', setting.level)
+          .where('target_id', '=', setting.target_id)
+          .execute();
+        if (setting.mode !== null) {
+          await ctx.db
+            .insertInto('legacy_waf_overrides')
+            .values({ zone_id: zoneId, ...setting, mode: setting.mode })
+            .execute();
+        }
+      }),
   };
 }
 
@@ -84,6 +162,36 @@ async function findState(db: ReadContext['db'], zoneId: string): Promise<ZoneWaf
     old_managed_rules_enabled: fromFlag(row.old_managed_rules_enabled),
     new_managed_rules_enabled: fromFlag(row.new_managed_rules_enabled),
     modified_on: row.modified_on,
+  };
+}
+
+function toPackage(row: {
+  id: string;
+  name: string;
+  description: string;
+  detection_mode: string;
+  sensitivity: string | null;
+  action_mode: string | null;
+}): LegacyWafPackage {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    detection_mode: row.detection_mode as LegacyWafPackage['detection_mode'],
+    sensitivity: row.sensitivity as LegacyWafPackage['sensitivity'],
+    action_mode: row.action_mode as LegacyWafPackage['action_mode'],
+  };
+}
+
+function uriOverrideColumns(input: UriWafOverrideInput) {
+  return {
+    urls: toJson(input.urls),
+    paused: toFlag(input.paused),
+    description: input.description,
+    priority: input.priority,
+    rules: toJson(input.rules),
+    groups: toJson(input.groups),
+    rewrite_action: input.rewrite_action === null ? null : toJson(input.rewrite_action),
   };
 }
 
@@ -123,16 +231,7 @@ async function loadLegacyConfig(db: ReadContext['db'], zoneId: string): Promise<
     .orderBy('id')
     .execute();
   return {
-    packages: packages.map(
-      (row): LegacyWafPackage => ({
-        id: row.id,
-        name: row.name,
-        description: row.description,
-        detection_mode: row.detection_mode as LegacyWafPackage['detection_mode'],
-        sensitivity: row.sensitivity as LegacyWafPackage['sensitivity'],
-        action_mode: row.action_mode as LegacyWafPackage['action_mode'],
-      }),
-    ),
+    packages: packages.map(toPackage),
     overrides: overrides.map(
       (row): LegacyWafOverride => ({
         package_id: row.package_id,

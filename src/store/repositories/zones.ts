@@ -1,13 +1,10 @@
 import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { fromFlag, fromJson, fromJsonOrNull } from '../codecs';
-import { fetchPage } from '../paged-query';
-import { resolvePage } from '../paging';
+import { zonePage } from './zone-filter';
 import type { Database, ZonesTable } from '../schema/tables';
 import type { Executor, ReadContext } from '../session';
 import type { ZoneRepository } from '../store';
 import type { Zone } from '../types';
-
-const ZONE_ORDERS = ['name', 'created_on', 'status', 'id'] as const;
 
 type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
@@ -20,13 +17,14 @@ export function zoneRepository(executor: Executor): ZoneRepository {
       }),
 
     list: (filter, request) =>
-      executor.read(async ({ db }) => {
-        const window = resolvePage(request, ZONE_ORDERS);
-        let zones = db.selectFrom('zones').innerJoin('accounts', 'accounts.id', 'zones.account_id');
-        if (filter?.account_id !== undefined) {
-          zones = zones.where('zones.account_id', '=', filter.account_id);
+      executor.readStatement(async ({ db }) => {
+        // With `match=any` the account filter is one alternative among others, not a narrowing.
+        const narrowByAccount = filter?.account_id !== undefined && filter.match !== 'any';
+        let zones = selectZones(db);
+        if (narrowByAccount) {
+          zones = zones.where('zones.account_id', '=', filter.account_id!);
         }
-        return fetchPage(zones, withAccountName, window, 'zones', (rows) => rows.map(toZone));
+        return zonePage((await zones.execute()).map(toZone), filter, request);
       }),
   };
 }

@@ -3,9 +3,12 @@ import type { StoreHarness } from '../helpers/harness';
 import { accountsAndUsersContract } from './accounts-users';
 import { certificatePacksContract } from './certificate-packs';
 import { logpushJobsContract } from './logpush-jobs';
+import { previousWafContract } from './previous-waf';
+import { rulesetEditsContract } from './ruleset-edits';
 import { rulesetsContract } from './rulesets';
 import { seedingContract } from './seeding';
 import { transactionsContract } from './transactions';
+import { zoneListAndJobDeletionContract } from './zone-list-and-job-deletion';
 import { zonesAndWafContract } from './zones-waf';
 
 /** Everything a Store must do, whatever the engine: run it once per engine with its harness. */
@@ -26,9 +29,12 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     seedingContract(current);
     accountsAndUsersContract(current);
     zonesAndWafContract(current);
+    previousWafContract(current);
     certificatePacksContract(current);
     rulesetsContract(current);
+    rulesetEditsContract(current);
     logpushJobsContract(current);
+    zoneListAndJobDeletionContract(current);
     transactionsContract(current);
   });
 }
