@@ -17,6 +17,7 @@ import type {
 } from './contract';
 import type { ObjectRecord, StorageEngine } from './engine';
 import { newVersion } from './ids';
+import type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
@@ -27,7 +28,7 @@ import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
 import { UploadOperations } from './uploads';
 
 /** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */
-export class BucketRuntime implements Bucket {
+export class BucketRuntime implements Bucket, UploadInventory {
   readonly #engine: StorageEngine;
   readonly #settings: RuntimeSettings;
   readonly #uploads: UploadOperations;
@@ -125,5 +126,13 @@ export class BucketRuntime implements Bucket {
       throw new TypeError(`resumeMultipartUpload: the upload id must be a string, not ${describe(uploadId)}.`);
     }
     return this.#uploads.resume(key, uploadId);
+  }
+
+  listMultipartUploads(options?: { prefix?: string }): Promise<UploadInProgress[]> {
+    return this.#uploads.inProgress(options);
+  }
+
+  listParts(key: string, uploadId: string): Promise<{ upload: UploadInProgress; parts: StoredPart[] }> {
+    return this.#uploads.parts(key, uploadId);
   }
 }

@@ -1,5 +1,6 @@
 import type { Conditional } from './contract';
 import { describe } from './keys';
+import { conditionalHeaderRefusal } from './errors';
 
 /** One entry of an RFC 7232 entity-tag list. */
 type EtagPattern = { kind: 'any' } | { kind: 'strong' | 'weak'; value: string };
@@ -87,7 +88,7 @@ function parseEtagList(header: string, name: 'if-match' | 'if-none-match'): Etag
   const patterns: EtagPattern[] = [];
   let i = 0;
   const fail = (): never => {
-    throw new Error(`Invalid ETag in ${name} header`);
+    throw conditionalHeaderRefusal(`Invalid ETag in ${name} header`);
   };
   while (i < header.length) {
     const c = header[i]!;

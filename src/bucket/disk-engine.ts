@@ -294,6 +294,22 @@ export class DiskEngine implements StorageEngine {
     });
   }
 
+  async activeUploads(prefix: string): Promise<UploadRecord[]> {
+    this.#checkOpen();
+    const bytes = utf8(prefix);
+    return this.#sql.activeUploads.all(bytes, bytes).map(toUpload);
+  }
+
+  async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
+    this.#checkOpen();
+    // One read transaction: the parts belong to the upload state read.
+    return this.#db.transaction(() => {
+      const upload = this.#sql.upload.get(uploadId, utf8(key));
+      if (upload?.state !== 'active') return null;
+      return { upload: toUpload(upload), parts: this.#sql.partsInOrder.all(uploadId).map(toPart) };
+    })();
+  }
+
   /**
    * Atomically: when the bucket holds no object and no active upload, runs `remove` while holding
    * the write lock, so no write can slip in between the check and the removal.

@@ -132,9 +132,15 @@ export function prepareStatements(db: Database.Database) {
     expiredUploads: db.prepare<[number], { upload_id: string }>(
       `SELECT upload_id FROM uploads WHERE state = 'active' AND created <= ?`,
     ),
+    activeUploads: db.prepare<[Buffer, Buffer], UploadRow>(
+      `SELECT * FROM uploads WHERE state = 'active' AND substr(key, 1, length(?)) = ? ORDER BY key, created, upload_id`,
+    ),
     anyActiveUpload: db.prepare<[], { found: number }>(`SELECT 1 AS found FROM uploads WHERE state = 'active' LIMIT 1`),
 
     parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ?'),
+    partsInOrder: db.prepare<[string], PartRow>(
+      'SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ? ORDER BY part_number',
+    ),
     part: db.prepare<[string, number], { blob: string }>('SELECT blob FROM parts WHERE upload_id = ? AND part_number = ?'),
     upsertPart: db.prepare<[string, number, string, number, string, string]>(
       'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5) VALUES (?, ?, ?, ?, ?, ?)',

@@ -112,6 +112,13 @@ export interface StorageEngine {
   abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'>;
   /** Aborts active uploads created at or before `cutoff` (epoch milliseconds). */
   expireUploads(cutoff: number): Promise<void>;
+  /**
+   * The active uploads whose keys start with `prefix`, by key (UTF-8 byte order), then creation
+   * time, then id.
+   */
+  activeUploads(prefix: string): Promise<UploadRecord[]>;
+  /** The parts of an active upload of `key`, by part number; null when there is none. */
+  uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null>;
 
   close(): Promise<void>;
 }

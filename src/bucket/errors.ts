@@ -13,7 +13,26 @@ export type BucketAction =
   | 'createMultipartUpload'
   | 'uploadPart'
   | 'completeMultipartUpload'
-  | 'abortMultipartUpload';
+  | 'abortMultipartUpload'
+  | 'listMultipartUploads'
+  | 'listParts';
+
+const refusalMark = Symbol('conditional header refusal');
+
+/**
+ * The refusal of a conditional header (If-Match, If-None-Match) that is not an entity-tag list:
+ * a plain Error, as the platform throws (not a TypeError, which worker code tells apart), marked
+ * (non-enumerably) so that front doors such as the S3 endpoint can recognise it.
+ */
+export function conditionalHeaderRefusal(message: string): Error {
+  const error = new Error(message);
+  Object.defineProperty(error, refusalMark, { value: true });
+  return error;
+}
+
+export function isConditionalHeaderRefusal(error: unknown): error is Error {
+  return error instanceof Error && Object.hasOwn(error, refusalMark);
+}
 
 export class BucketError extends Error {
   override readonly name = 'BucketError';

@@ -18,6 +18,8 @@
  * - A ReadableStream is stored only when its length is known, as on the platform: the readable
  *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
  *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.
+ * - Beyond the binding (`UploadInventory`, for the S3 endpoint): `listMultipartUploads({ prefix })`
+ *   and `listParts(key, uploadId)` show the uploads in progress and their stored parts.
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
  *
@@ -34,8 +36,9 @@
  */
 export type * from './contract';
 export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalogue';
-export { BucketError, ErrorCode, type BucketAction } from './errors';
+export { BucketError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
+export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export { MemoryEngine } from './memory-engine';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';

@@ -10,6 +10,7 @@ import type {
   UploadRecord,
   UploadState,
 } from './engine';
+import { compareKeys } from './keys';
 import type { ByteRange } from './range';
 import { SortedKeys } from './sorted-keys';
 
@@ -139,6 +140,29 @@ export class MemoryEngine implements StorageEngine {
     for (const upload of this.#uploads.values()) {
       if (upload.state === 'active' && upload.upload.created <= cutoff) this.#abort(upload);
     }
+  }
+
+  async activeUploads(prefix: string): Promise<UploadRecord[]> {
+    this.#checkOpen();
+    return [...this.#uploads.values()]
+      .filter(({ upload, state }) => state === 'active' && upload.key.startsWith(prefix))
+      .map(({ upload }) => copyRecord(upload))
+      .sort(
+        (a, b) =>
+          compareKeys(a.key, b.key) ||
+          a.created - b.created ||
+          (a.uploadId < b.uploadId ? -1 : a.uploadId > b.uploadId ? 1 : 0),
+      );
+  }
+
+  async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
+    this.#checkOpen();
+    const upload = this.#upload(uploadId, key);
+    if (upload?.state !== 'active') return null;
+    const parts = [...upload.parts.values()]
+      .map(({ part }) => ({ ...part }))
+      .sort((a, b) => a.partNumber - b.partNumber);
+    return { upload: copyRecord(upload.upload), parts };
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,7 @@
 import { StoredChecksums } from './checksums';
 import type { Checksums, HttpMetadata, Range, StoredObject, StoredObjectBody } from './contract';
 import type { ChunkSource, ObjectBytes, ObjectRecord } from './engine';
+import { declareStreamLength } from './known-length';
 import { toHttpMetadata, writeHttpHeaders, type StoredHttpMetadata } from './metadata';
 
 /** Which parts of a record a result shows. */
@@ -155,7 +156,7 @@ export class StoredObjectBodyResult extends StoredObjectResult implements Stored
     };
     // Nothing is read before the consumer asks (no high-water mark), so an unread body stays
     // unused; read-ahead, where it pays, is the source's business.
-    return new ReadableStream({
+    const stream = new ReadableStream({
       type: 'bytes',
       pull: async (controller) => {
         const request = controller.byobRequest;
@@ -175,5 +176,8 @@ export class StoredObjectBodyResult extends StoredObjectResult implements Stored
         this.#take();
       },
     }, { highWaterMark: 0 });
+    // As on the platform, the body of a read has a known length: it can be stored again as it is.
+    declareStreamLength(stream, this.range && 'length' in this.range && this.range.length !== undefined ? this.range.length : this.size);
+    return stream;
   }
 }

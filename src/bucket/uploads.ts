@@ -1,11 +1,12 @@
 import { byteSource } from './body-source';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
-import type { StorageEngine } from './engine';
+import type { StorageEngine, UploadRecord } from './engine';
 import { noSuchUpload, unknownUpload } from './errors';
 import { newPartEtag, newUploadId, newVersion } from './ids';
-import { requireKey } from './keys';
+import type { StoredPart, UploadInProgress } from './inventory';
+import { describe, requireKey } from './keys';
 import { UPLOAD_LIFETIME_MS } from './limits';
-import { parseCustomMetadata, parseHttpMetadata } from './metadata';
+import { parseCustomMetadata, parseHttpMetadata, toHttpMetadata } from './metadata';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
@@ -79,9 +80,39 @@ export class UploadOperations {
     if ((await this.engine.abortUpload(uploadId, k)) === 'unknown') throw unknownUpload('abortMultipartUpload');
   }
 
+  async inProgress(options: unknown): Promise<UploadInProgress[]> {
+    const o = requireOptions(options, 'listMultipartUploads');
+    if (o.prefix !== undefined && typeof o.prefix !== 'string') {
+      throw new TypeError(`listMultipartUploads: the prefix must be a string, not ${describe(o.prefix)}.`);
+    }
+    await this.expire();
+    return (await this.engine.activeUploads(o.prefix ?? '')).map(toUploadInProgress);
+  }
+
+  async parts(key: unknown, uploadId: unknown): Promise<{ upload: UploadInProgress; parts: StoredPart[] }> {
+    const k = requireKey(key, 'listParts');
+    if (typeof uploadId !== 'string') {
+      throw new TypeError(`listParts: the upload id must be a string, not ${describe(uploadId)}.`);
+    }
+    await this.expire();
+    const found = await this.engine.uploadParts(uploadId, k);
+    if (!found) throw noSuchUpload('listParts');
+    return { upload: toUploadInProgress(found.upload), parts: found.parts.map((part) => ({ ...part })) };
+  }
+
   private expire(): Promise<void> {
     return this.engine.expireUploads(this.settings.clock() - UPLOAD_LIFETIME_MS);
   }
+}
+
+function toUploadInProgress(upload: UploadRecord): UploadInProgress {
+  return {
+    key: upload.key,
+    uploadId: upload.uploadId,
+    initiated: new Date(upload.created),
+    httpMetadata: toHttpMetadata(upload.httpMetadata),
+    customMetadata: { ...upload.customMetadata },
+  };
 }
 
 class UploadHandle implements MultipartUpload {

@@ -48,6 +48,16 @@ eachEngine(({ open }) => {
       expect((await bucket.put('p', piped)).size).toBe(5);
     });
 
+    test('the body of a read has a known length: it is stored again as it is, whole or ranged', async () => {
+      const bucket = open();
+      await bucket.put('source', '0123456789');
+      expect((await bucket.put('copy', (await bucket.get('source'))!.body)).size).toBe(10);
+      expect(await (await bucket.get('copy'))!.text()).toBe('0123456789');
+      const ranged = (await bucket.get('source', { range: { offset: 2, length: 3 } }))!;
+      expect((await bucket.put('part', ranged.body)).size).toBe(3);
+      expect(await (await bucket.get('part'))!.text()).toBe('234');
+    });
+
     test('a FixedLengthStream that gets fewer or more bytes than announced fails the put', async () => {
       const bucket = open();
       await expect(bucket.put('short', fixed('abc', 5))).rejects.toThrow(

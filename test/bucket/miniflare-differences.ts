@@ -45,6 +45,7 @@ export const MINIFLARE_DIFFERENCES: Record<string, MiniflareDifference> = {
   // known-length.test.ts
   'put and uploadPart refuse them before reading a byte, and store nothing': STREAMS,
   'the readable half of a FixedLengthStream has a known length': STREAMS,
+  'the body of a read has a known length: it is stored again as it is, whole or ranged': BODIES,
   'a FixedLengthStream that gets fewer or more bytes than announced fails the put': STREAMS,
   'a length beyond what a single put takes is refused before reading': STREAMS,
   'before 2025-12-03 a range has offset and length only': DATES,

@@ -23,7 +23,7 @@ afterAll(() => {
   }
 });
 
-function npmRun(script: 'bucket' | 'worker', args: string[], env: Record<string, string>) {
+function npmRun(script: 'bucket' | 'worker' | 's3', args: string[], env: Record<string, string>) {
   const child = spawn('npm', ['run', script, '--', ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -44,7 +44,7 @@ function npmRun(script: 'bucket' | 'worker', args: string[], env: Record<string,
 }
 
 /** Runs `npm run <script> -- <args>` to its end. */
-export function runCommand(script: 'bucket' | 'worker', args: string[], env: Record<string, string> = {}): Promise<Finished> {
+export function runCommand(script: 'bucket' | 'worker' | 's3', args: string[], env: Record<string, string> = {}): Promise<Finished> {
   return npmRun(script, args, env).finished;
 }
 
@@ -61,9 +61,9 @@ export interface Host {
 
 const READY = /^Ready on (http:\/\/\S+) \(pid (\d+)\)$/m;
 
-/** Starts `npm run worker -- <args>` and resolves once it says it is ready. */
-export async function startHost(args: string[], env: Record<string, string> = {}): Promise<Host> {
-  const { child, output, finished } = npmRun('worker', args, env);
+/** Starts `npm run worker -- <args>` (or the S3 endpoint) and resolves once it says it is ready. */
+export async function startHost(args: string[], env: Record<string, string> = {}, script: 'worker' | 's3' = 'worker'): Promise<Host> {
+  const { child, output, finished } = npmRun(script, args, env);
   const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
     const check = () => {
       const match = READY.exec(output.stdout);

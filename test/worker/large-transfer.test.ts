@@ -1,8 +1,8 @@
 // A 64 MiB object through the reference worker, up and down, streamed: the bytes arrive intact
 // and the host's memory never holds the object whole.
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
+import { memoryField, pseudoRandomChunk, resetPeakMemory } from '../support/process-memory';
 import { COMMAND_TEST_TIMEOUT_MS, expectCleanStop, type Host } from './commands';
 import { startReferenceWorker } from './reference-host';
 
@@ -24,30 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => expectCleanStop(host));
 
-/** Chunk `index` of the object: pseudo-random bytes, different for every chunk. */
-function chunk(index: number): Uint8Array {
-  const words = new Uint32Array(CHUNK / 4);
-  let state = (index + 1) * 0x9e3779b9;
-  for (let i = 0; i < words.length; i++) {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    words[i] = state >>> 0;
-  }
-  return new Uint8Array(words.buffer);
-}
-
-/** The peak memory of the host from now on, in bytes, and what it uses now. */
-function resetPeakMemory(pid: number): number {
-  // Writing 5 to clear_refs resets the peak resident set size (VmHWM) of a process.
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
-  return memoryField(pid, 'VmRSS');
-}
-
-function memoryField(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match![1]) * 1024;
-}
+const chunk = (index: number) => pseudoRandomChunk(index, CHUNK);
 
 /** The first transfers compile code and fill pools; memory is measured after them. */
 async function warmUp(): Promise<void> {

@@ -12,6 +12,7 @@
  *   the file (see `resolveSecrets` for which), never from the configuration itself.
  */
 export { WorkerConfigError } from './config-error';
+export { parseDevVars } from './dev-vars';
 export { loadWorkerConfig, requireExistingBuckets } from './load-config';
 export { DEV_VARS_FILE, resolveSecrets, type SecretSource, type Secrets } from './secrets';
 export type { BucketBinding, VarValue, WorkerConfig } from './worker-config';

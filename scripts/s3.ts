@@ -1,0 +1,112 @@
+// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]...`:
+// serves the buckets of a data directory through an S3-compatible API. See README (S3-compatible endpoint).
+import { parseArgs } from 'node:util';
+import {
+  ACCESS_KEY_ID_VARIABLE,
+  DEFAULT_S3_PORT,
+  loadAccessKeys,
+  S3ConfigError,
+  SECRET_ACCESS_KEY_VARIABLE,
+  startS3Server,
+} from '../src/s3';
+import { DEFAULT_DATA_DIR } from '../src/worker';
+
+const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]...
+
+Serves the buckets of a data directory through an S3-compatible API (path-style addressing,
+AWS Signature Version 4), sharing them with workers started on the same directory.
+  --port <n>              port (default ${DEFAULT_S3_PORT}; 0 picks a free one)
+  --host <h>              address to listen on (default 127.0.0.1)
+  --data-dir <dir>        where the buckets live (default ${DEFAULT_DATA_DIR})
+  --credentials <file>    access keys, one ACCESS_KEY_ID=secret line each
+  --public-read <bucket>  lets anyone list and read that bucket without signing (repeatable)
+  --region <name>         the region GetBucketLocation reports (default auto)
+Access keys also come from ${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE}; at least one is required.
+Secrets are never printed. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+
+const EXIT_FAILURE = 1;
+const EXIT_USAGE = 2;
+
+function usageError(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(EXIT_USAGE);
+}
+
+function readArguments() {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        credentials: { type: 'string' },
+        'public-read': { type: 'string', multiple: true },
+        region: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  const { values } = parsed;
+  if (values.help) return null;
+  const port = values.port === undefined ? DEFAULT_S3_PORT : Number(values.port);
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
+    usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
+  return {
+    port,
+    hostname: values.host ?? '127.0.0.1',
+    dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR,
+    credentials: values.credentials,
+    publicRead: values['public-read'] ?? [],
+    region: values.region ?? 'auto',
+  };
+}
+
+async function main(): Promise<void> {
+  const args = readArguments();
+  if (args === null) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  let server;
+  try {
+    const accessKeys = loadAccessKeys(process.env, args.credentials);
+    server = await startS3Server({ ...args, accessKeys });
+    process.stdout.write(
+      [
+        `S3 endpoint for the buckets of ${args.dataDir}`,
+        `  access keys: ${[...accessKeys.keys()].join(', ')}`,
+        ...(args.publicRead.length > 0 ? [`  anonymous reads: ${args.publicRead.join(', ')}`] : []),
+        `  path-style addressing, region ${args.region}`,
+        `Ready on ${server.url} (pid ${process.pid})`,
+      ].join('\n') + '\n',
+    );
+  } catch (error) {
+    process.stderr.write(`cannot start the S3 endpoint:\n${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof S3ConfigError ? EXIT_USAGE : EXIT_FAILURE);
+  }
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`Stopping (${signal})\n`);
+    server.close().then(
+      () => {
+        process.stdout.write('Stopped\n');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        process.stderr.write(`unclean stop: ${String(error)}\n`);
+        process.exit(EXIT_FAILURE);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+}
+
+await main();

@@ -1,0 +1,104 @@
+import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket, type RuntimeOptions } from '../bucket';
+import { invalidArgument } from './errors';
+import { verifiedBody, type VerifiedBody } from './payload';
+import type { S3Request } from './request';
+import type { Signer } from './sigv4';
+import { xmlDocument, type XmlElement } from './xml';
+
+/** What an operation answers: a status, headers, and a body (text or a byte stream). */
+export interface S3Response {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string | ReadableStream<Uint8Array>;
+}
+
+/** Everything an operation works with. */
+export interface S3Context {
+  request: S3Request;
+  /** Null for an anonymous request (allowed only where configured). */
+  signer: Signer | null;
+  catalogue: BucketCatalogue;
+  /** Options of every bucket the endpoint opens (part size, clock). */
+  runtime: RuntimeOptions;
+  /** Answered by GetBucketLocation. */
+  region: string;
+}
+
+/** The request's bucket; NoSuchBucket when it does not exist. */
+export async function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
+  return refusalsAsInvalidArgument(await context.catalogue.open(name, context.runtime));
+}
+
+/**
+ * The runtime refuses argument mistakes with TypeError / RangeError. Here the arguments come
+ * from the request (an Expires that is no date, an If-Match that is no etag list), so those
+ * refusals are the client's InvalidArgument; a TypeError anywhere else is a fault of ours
+ * (InternalError). Upload handles the bucket returns are wrapped alike.
+ */
+function refusalsAsInvalidArgument<T extends object>(target: T): T {
+  const translate = (error: unknown): never => {
+    if (error instanceof TypeError || error instanceof RangeError || isConditionalHeaderRefusal(error)) {
+      throw invalidArgument(error.message);
+    }
+    throw error;
+  };
+  const wrapHandle = (value: unknown) =>
+    value !== null && typeof value === 'object' && 'uploadId' in value ? refusalsAsInvalidArgument(value) : value;
+  return new Proxy(target, {
+    get(object, property) {
+      const member: unknown = Reflect.get(object, property, object);
+      if (typeof member !== 'function') return member;
+      return (...args: unknown[]) => {
+        try {
+          const result: unknown = member.apply(object, args);
+          return result instanceof Promise ? result.then(wrapHandle, translate) : wrapHandle(result);
+        } catch (error) {
+          return translate(error);
+        }
+      };
+    },
+  });
+}
+
+/** The request's object key (present: the router sends only object requests here). */
+export const keyOf = (context: S3Context) => context.request.key!;
+
+export function bodyOf(context: S3Context): VerifiedBody {
+  return verifiedBody(context.request, context.signer);
+}
+
+export function xmlResponse(root: string, content: XmlElement, status = 200): S3Response {
+  return { status, headers: { 'content-type': 'application/xml' }, body: xmlDocument(root, content) };
+}
+
+/** A whole-number query parameter within bounds, or its default. */
+export function numberParam(context: S3Context, name: string, fallback: number, min: number, max: number): number {
+  const text = context.request.params.get(name);
+  if (text === undefined) return fallback;
+  if (!/^\d+$/.test(text))
+    throw invalidArgument(`${name} must be a whole number, not ${JSON.stringify(text)}.`, name, text);
+  const value = Number(text);
+  if (value < min) throw invalidArgument(`${name} must be at least ${min}, not ${text}.`, name, text);
+  return Math.min(value, max);
+}
+
+/** Object listings may ask for keys URL-encoded (`encoding-type=url`), for keys XML cannot carry. */
+export function keyEncoder(context: S3Context): (text: string) => string {
+  const type = context.request.params.get('encoding-type');
+  if (type === undefined) return (text) => text;
+  if (type !== 'url')
+    throw invalidArgument(`encoding-type must be url, not ${JSON.stringify(type)}.`, 'encoding-type', type);
+  return (text) => encodeURIComponent(text).replace(/%2F/g, '/');
+}
+
+export const iso = (date: Date) => date.toISOString();
+
+/** Most entries of one listing page, as S3 caps them. */
+export const MAX_LISTED = 1000;
+/** Largest request document (DeleteObjects, CompleteMultipartUpload) read. */
+export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+/** Buckets here have one owner; listings that name one name it. */
+export const OWNER = { ID: 'local', DisplayName: 'local' };
+
+/** Keys compare as the runtime lists them: by their UTF-8 bytes. */
+export const byteOrder = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));

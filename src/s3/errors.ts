@@ -1,0 +1,96 @@
+import { BucketCatalogueError, BucketError } from '../bucket';
+
+/** An S3 error: the code and status S3 clients act on, and a message naming what and where. */
+export class S3Error extends Error {
+  override readonly name = 'S3Error';
+
+  constructor(
+    readonly code: string,
+    readonly status: number,
+    message: string,
+    /** Extra elements of the error document (e.g. the range asked for). */
+    readonly details: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const accessDenied = (message = 'Access Denied.') => new S3Error('AccessDenied', 403, message);
+export const invalidArgument = (message: string, name?: string, value?: string) =>
+  new S3Error(
+    'InvalidArgument',
+    400,
+    message,
+    name === undefined ? {} : { ArgumentName: name, ArgumentValue: value ?? '' },
+  );
+export const invalidRequest = (message: string) => new S3Error('InvalidRequest', 400, message);
+export const malformedXml = (detail: string) =>
+  new S3Error(
+    'MalformedXML',
+    400,
+    `The XML you provided was not well-formed or did not validate against our published schema: ${detail}`,
+  );
+export const noSuchBucket = (bucket: string) =>
+  new S3Error('NoSuchBucket', 404, `The specified bucket does not exist: ${bucket}.`, { BucketName: bucket });
+export const noSuchKey = (key: string) =>
+  new S3Error('NoSuchKey', 404, 'The specified key does not exist.', { Key: key });
+export const noSuchUpload = () =>
+  new S3Error(
+    'NoSuchUpload',
+    404,
+    'The specified multipart upload does not exist. The upload ID may be invalid, or the upload may have been aborted or completed.',
+  );
+export const preconditionFailed = (condition: string) =>
+  new S3Error(
+    'PreconditionFailed',
+    412,
+    `At least one of the pre-conditions you specified did not hold: ${condition}.`,
+    {
+      Condition: condition,
+    },
+  );
+export const badDigest = (what: string) =>
+  new S3Error('BadDigest', 400, `The ${what} you specified did not match the calculated checksum.`);
+export const notImplemented = (what: string) =>
+  new S3Error('NotImplemented', 501, `${what} is not implemented by this endpoint.`);
+
+/** Storage codes of the bucket runtime, as S3 names them. */
+const BUCKET_ERRORS: Record<number, [code: string, status: number]> = {
+  10001: ['NoSuchUpload', 404],
+  10011: ['EntityTooSmall', 400],
+  10012: ['MetadataTooLarge', 400],
+  10020: ['KeyTooLongError', 400],
+  10022: ['InvalidArgument', 400],
+  10024: ['NoSuchUpload', 404],
+  10025: ['InvalidPart', 400],
+  10037: ['BadDigest', 400],
+  10039: ['InvalidRange', 416],
+  10048: ['InvalidPart', 400],
+  100100: ['EntityTooLarge', 400],
+};
+
+const CATALOGUE_ERRORS: Record<number, [code: string, status: number]> = {
+  10004: ['BucketAlreadyOwnedByYou', 409],
+  10005: ['InvalidBucketName', 400],
+  10006: ['NoSuchBucket', 404],
+  10008: ['BucketNotEmpty', 409],
+};
+
+/**
+ * The S3 error for a failure of the bucket runtime or the catalogue, or null when it is not one
+ * they report (then it is an internal error).
+ */
+export function toS3Error(error: unknown): S3Error | null {
+  if (error instanceof S3Error) return error;
+  if (error instanceof BucketError) {
+    const [code, status] = BUCKET_ERRORS[error.code] ?? ['InternalError', 500];
+    // The runtime's message without its "<operation>: " prefix and "(<code>)" suffix.
+    const text = error.message.replace(/^\w+: /, '').replace(/ \(\d+\)$/, '');
+    return new S3Error(code, status, text);
+  }
+  if (error instanceof BucketCatalogueError) {
+    const [code, status] = CATALOGUE_ERRORS[error.code] ?? ['InternalError', 500];
+    return new S3Error(code, status, error.message);
+  }
+  return null;
+}

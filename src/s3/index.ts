@@ -1,0 +1,20 @@
+/**
+ * An S3-compatible endpoint over the buckets of a data directory: a second front door onto the
+ * bucket runtime, beside the worker host, sharing its storage (an object written through one is
+ * readable through the other at once, across processes).
+ *
+ * - `startS3Server({ accessKeys, dataDir, port, hostname, publicRead, region, runtime })` serves
+ *   path-style requests (`http://host:port/<bucket>/<key>`) signed with AWS Signature Version 4
+ *   (Authorization header or presigned query), answering S3's XML and errors.
+ * - `loadAccessKeys(environment, credentialsFile?)`: the keys from `S3_ACCESS_KEY_ID` /
+ *   `S3_SECRET_ACCESS_KEY` and/or a file of `ACCESS_KEY_ID=secret` lines; `S3ConfigError`
+ *   when they cannot be used.
+ * - Operations: ListBuckets, HeadBucket, CreateBucket, DeleteBucket, GetBucketLocation,
+ *   ListObjects (version 1) and ListObjectsV2, HeadObject, GetObject, PutObject, CopyObject,
+ *   DeleteObject, DeleteObjects, CreateMultipartUpload, UploadPart, UploadPartCopy, ListParts,
+ *   ListMultipartUploads, CompleteMultipartUpload, AbortMultipartUpload. Others answer
+ *   NotImplemented.
+ */
+export { ACCESS_KEY_ID_VARIABLE, loadAccessKeys, S3ConfigError, SECRET_ACCESS_KEY_VARIABLE } from './access-keys';
+export { DEFAULT_S3_PORT, startS3Server, type RunningS3Server, type S3ServerOptions } from './server';
+export type { AccessKeys } from './sigv4';

@@ -1,0 +1,230 @@
+/** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
+import type { UploadedPart, UploadInProgress } from '../bucket';
+import {
+  bodyOf,
+  byteOrder,
+  iso,
+  keyEncoder,
+  keyOf,
+  MAX_DOCUMENT_BYTES,
+  MAX_LISTED,
+  numberParam,
+  openBucket,
+  OWNER,
+  xmlResponse,
+  type S3Context,
+  type S3Response,
+} from './context';
+import { invalidArgument, malformedXml, S3Error } from './errors';
+import { customMetadataOf, httpMetadataOf } from './metadata-headers';
+import { readCopySource } from './object-operations';
+import { readSmallBody, storableStream } from './payload';
+import { parseXmlBody } from './xml';
+
+const MAX_PART_NUMBER = 10_000;
+
+const uploadIdOf = (context: S3Context) => context.request.params.get('uploadId')!;
+const quoted = (etag: string) => `"${etag}"`;
+const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
+
+export async function createMultipartUpload(context: S3Context): Promise<S3Response> {
+  const { headers } = context.request;
+  const bucket = await openBucket(context);
+  const upload = await bucket.createMultipartUpload(keyOf(context), {
+    httpMetadata: httpMetadataOf(headers),
+    customMetadata: customMetadataOf(headers),
+  });
+  return xmlResponse('InitiateMultipartUploadResult', {
+    Bucket: context.request.bucket!,
+    Key: upload.key,
+    UploadId: upload.uploadId,
+  });
+}
+
+function partNumberOf(context: S3Context): number {
+  const text = context.request.params.get('partNumber')!;
+  const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
+    throw invalidArgument(
+      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
+      'partNumber',
+      text,
+    );
+  }
+  return number;
+}
+
+export async function uploadPart(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const partNumber = partNumberOf(context);
+  const body = bodyOf(context);
+  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
+  const part = await upload.uploadPart(partNumber, storableStream(body));
+  return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
+}
+
+/** `x-amz-copy-source-range: bytes=<first>-<last>`, both given. */
+function copyRangeOf(context: S3Context): { offset: number; length: number } | undefined {
+  const header = context.request.headers.get('x-amz-copy-source-range');
+  if (header === null) return undefined;
+  const match = /^bytes=(\d+)-(\d+)$/.exec(header.trim());
+  if (!match || Number(match[2]) < Number(match[1])) {
+    throw invalidArgument('x-amz-copy-source-range must read bytes=<first>-<last>.', 'x-amz-copy-source-range', header);
+  }
+  return { offset: Number(match[1]), length: Number(match[2]) - Number(match[1]) + 1 };
+}
+
+export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const partNumber = partNumberOf(context);
+  const range = copyRangeOf(context);
+  const source = await readCopySource(context, range);
+  try {
+    if (range && source.range && (source.range as { length: number }).length !== range.length) {
+      throw new S3Error(
+        'InvalidRange',
+        416,
+        `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`,
+      );
+    }
+    const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
+    const part = await upload.uploadPart(partNumber, source.body);
+    return xmlResponse('CopyPartResult', { LastModified: iso(new Date()), ETag: quoted(part.etag) });
+  } finally {
+    if (!source.bodyUsed) await source.body.cancel();
+  }
+}
+
+/** The parts of a CompleteMultipartUpload document, in strictly ascending part order. */
+function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
+  const parts = (document.Part ?? []) as unknown[];
+  if (parts.length === 0) throw malformedXml('a CompleteMultipartUpload document needs at least one Part.');
+  let previous = 0;
+  return parts.map((part, index) => {
+    const { PartNumber, ETag } = (part ?? {}) as { PartNumber?: unknown; ETag?: unknown };
+    if (typeof PartNumber !== 'string' || !/^\s*\d+\s*$/.test(PartNumber) || typeof ETag !== 'string') {
+      throw malformedXml(`Part ${index + 1} needs a numeric PartNumber and an ETag.`);
+    }
+    const partNumber = Number(PartNumber);
+    if (partNumber <= previous) {
+      throw new S3Error(
+        'InvalidPartOrder',
+        400,
+        `The list of parts was not in ascending order: part ${partNumber} follows part ${previous}.`,
+      );
+    }
+    previous = partNumber;
+    return { partNumber, etag: unquoted(ETag) };
+  });
+}
+
+export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const document = parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'CompleteMultipartUpload');
+  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
+  const object = await upload.complete(partsToComplete(document));
+  return xmlResponse('CompleteMultipartUploadResult', {
+    Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
+    Bucket: context.request.bucket!,
+    Key: object.key,
+    ETag: object.httpEtag,
+  });
+}
+
+export async function abortMultipartUpload(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  await bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).abort();
+  return { status: 204 };
+}
+
+export async function listParts(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const maxParts = numberParam(context, 'max-parts', MAX_LISTED, 0, MAX_LISTED);
+  const marker = numberParam(context, 'part-number-marker', 0, 0, MAX_PART_NUMBER);
+  const { upload, parts } = await bucket.listParts(keyOf(context), uploadIdOf(context));
+  const after = parts.filter((part) => part.partNumber > marker);
+  const page = after.slice(0, maxParts);
+  const truncated = after.length > page.length;
+  return xmlResponse('ListPartsResult', {
+    Bucket: context.request.bucket!,
+    Key: upload.key,
+    UploadId: upload.uploadId,
+    Initiator: OWNER,
+    Owner: OWNER,
+    StorageClass: 'STANDARD',
+    PartNumberMarker: marker,
+    NextPartNumberMarker: page.length > 0 ? page[page.length - 1]!.partNumber : marker,
+    MaxParts: maxParts,
+    IsTruncated: truncated,
+    Part: page.map((part) => ({
+      PartNumber: part.partNumber,
+      // Parts keep no time of their own; the upload's start stands for it.
+      LastModified: iso(upload.initiated),
+      ETag: quoted(part.etag),
+      Size: part.size,
+    })),
+  });
+}
+
+/** The uploads after the markers: later keys, or later uploads of the marker key. */
+function afterMarkers(uploads: UploadInProgress[], keyMarker: string | undefined, uploadIdMarker: string | undefined) {
+  if (keyMarker === undefined) return uploads;
+  const marked =
+    uploadIdMarker === undefined ? -1 : uploads.findIndex((u) => u.key === keyMarker && u.uploadId === uploadIdMarker);
+  if (marked >= 0) return uploads.slice(marked + 1);
+  return uploads.filter((u) => byteOrder(u.key, keyMarker) > 0);
+}
+
+export async function listMultipartUploads(context: S3Context): Promise<S3Response> {
+  const { params } = context.request;
+  const bucket = await openBucket(context);
+  const encode = keyEncoder(context);
+  const maxUploads = numberParam(context, 'max-uploads', MAX_LISTED, 0, MAX_LISTED);
+  const prefix = params.get('prefix') ?? '';
+  const delimiter = params.get('delimiter') || undefined;
+  const keyMarker = params.get('key-marker') || undefined;
+  const uploadIdMarker = params.get('upload-id-marker') || undefined;
+  const all = afterMarkers(await bucket.listMultipartUploads({ prefix }), keyMarker, uploadIdMarker);
+  const uploads: UploadInProgress[] = [];
+  const prefixes: string[] = [];
+  let truncated = false;
+  let last: { key: string; uploadId?: string } | undefined;
+  for (const upload of all) {
+    const cut = delimiter === undefined ? -1 : upload.key.indexOf(delimiter, prefix.length);
+    const group = cut < 0 ? undefined : upload.key.slice(0, cut + delimiter!.length);
+    if (group !== undefined && group === prefixes[prefixes.length - 1]) continue;
+    if (uploads.length + prefixes.length === maxUploads) {
+      truncated = true;
+      break;
+    }
+    if (group !== undefined) {
+      prefixes.push(group);
+      // Resuming after a whole group: the largest key it can hold.
+      last = { key: `${group}\u{10FFFF}` };
+    } else {
+      uploads.push(upload);
+      last = { key: upload.key, uploadId: upload.uploadId };
+    }
+  }
+  return xmlResponse('ListMultipartUploadsResult', {
+    Bucket: context.request.bucket!,
+    KeyMarker: keyMarker ?? '',
+    UploadIdMarker: uploadIdMarker ?? '',
+    NextKeyMarker: truncated && last ? encode(last.key) : undefined,
+    NextUploadIdMarker: truncated && last?.uploadId ? last.uploadId : undefined,
+    Prefix: encode(prefix),
+    Delimiter: delimiter === undefined ? undefined : encode(delimiter),
+    MaxUploads: maxUploads,
+    EncodingType: params.get('encoding-type'),
+    IsTruncated: truncated,
+    Upload: uploads.map((upload) => ({
+      Key: encode(upload.key),
+      UploadId: upload.uploadId,
+      Initiator: OWNER,
+      Owner: OWNER,
+      StorageClass: 'STANDARD',
+      Initiated: iso(upload.initiated),
+    })),
+    CommonPrefixes: prefixes.map((p) => ({ Prefix: encode(p) })),
+  });
+}

@@ -1,0 +1,248 @@
+/** Operations on one object: read, write, copy, delete, and deleting many. */
+import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
+import { conditionsOf, failedReadCondition, rangeOf } from './conditions';
+import {
+  bodyOf,
+  iso,
+  keyOf,
+  MAX_DOCUMENT_BYTES,
+  openBucket,
+  xmlResponse,
+  type S3Context,
+  type S3Response,
+} from './context';
+import {
+  invalidArgument,
+  invalidRequest,
+  malformedXml,
+  noSuchKey,
+  notImplemented,
+  preconditionFailed,
+  toS3Error,
+} from './errors';
+import { customMetadataOf, httpMetadataOf, objectHeaders } from './metadata-headers';
+import { readSmallBody, storableStream } from './payload';
+import { uriDecode } from './sigv4';
+import { parseXmlBody } from './xml';
+
+/** Query parameters that override response headers of a GET, by the header they set. */
+const RESPONSE_OVERRIDES = {
+  'response-content-type': 'content-type',
+  'response-content-language': 'content-language',
+  'response-content-disposition': 'content-disposition',
+  'response-content-encoding': 'content-encoding',
+  'response-cache-control': 'cache-control',
+  'response-expires': 'expires',
+} as const;
+
+const MAX_DELETE_KEYS = 1000;
+const MAX_KEY_BYTES = 1024;
+
+function overridesOf(context: S3Context): Headers | undefined {
+  const overrides = new Headers();
+  for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
+    const value = context.request.params.get(param);
+    if (value !== undefined) overrides.set(header, value);
+  }
+  return [...overrides.keys()].length === 0 ? undefined : overrides;
+}
+
+/** A read whose conditions failed: 304 with the validators, or the 412 error. */
+function conditionFailed(conditions: Headers, object: StoredObject): S3Response {
+  const outcome = failedReadCondition(conditions, object);
+  if (outcome !== 'not-modified') throw outcome;
+  return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
+}
+
+/** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
+function served(object: StoredObjectBody, ranged: boolean): S3Response {
+  const headers = objectHeaders(object);
+  const { offset, length } = (object.range as { offset: number; length: number } | undefined) ?? {
+    offset: 0,
+    length: object.size,
+  };
+  headers['content-length'] = String(length);
+  if (!ranged) return { status: 200, headers, body: object.body };
+  headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
+  return { status: 206, headers, body: object.body };
+}
+
+export async function getObject(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  const conditions = conditionsOf(context.request.headers);
+  const range = rangeOf(context.request.headers.get('range'));
+  const httpMetadata = overridesOf(context);
+  const object = await bucket.get(key, {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    ...(range ? { range } : {}),
+    ...(httpMetadata ? { httpMetadata } : {}),
+  });
+  if (object === null) throw noSuchKey(key);
+  if (!('body' in object)) return conditionFailed(conditions!, object);
+  return served(object, range !== undefined);
+}
+
+export async function headObject(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  const conditions = conditionsOf(context.request.headers);
+  if (!conditions) {
+    const object = await bucket.head(key);
+    if (object === null) throw noSuchKey(key);
+    return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+  }
+  const object = await bucket.get(key, { onlyIf: conditions });
+  if (object === null) throw noSuchKey(key);
+  if (!('body' in object)) return conditionFailed(conditions, object);
+  await object.body.cancel();
+  return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+}
+
+/** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */
+function writeConditions(headers: Headers): Headers | undefined {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch !== null && ifNoneMatch.trim() !== '*') {
+    throw notImplemented(`If-None-Match other than * on a write (${ifNoneMatch})`);
+  }
+  const conditions = conditionsOf(headers);
+  conditions?.delete('if-modified-since');
+  conditions?.delete('if-unmodified-since');
+  return conditions;
+}
+
+async function putChecked(
+  bucket: OpenBucket,
+  key: string,
+  value: ReadableStream,
+  options: PutOptions,
+  conditions: Headers | undefined,
+) {
+  const stored = await bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options);
+  if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
+  return stored;
+}
+
+export async function putObject(context: S3Context): Promise<S3Response> {
+  const { headers } = context.request;
+  const bucket = await openBucket(context);
+  const body = bodyOf(context);
+  const stored = await putChecked(
+    bucket,
+    keyOf(context),
+    storableStream(body),
+    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) },
+    writeConditions(headers),
+  );
+  return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
+}
+
+/** The bucket and key of `x-amz-copy-source` (`[/]<bucket>/<key>`, URL-encoded). */
+export function copySourceOf(context: S3Context): { bucket: string; key: string } {
+  const header = context.request.headers.get('x-amz-copy-source')!;
+  const [path, query] = header.split('?', 2) as [string, string?];
+  if (query !== undefined && query !== '') throw notImplemented('Copying a version of an object (versionId)');
+  const text = uriDecode(path.replace(/^\//, ''));
+  const slash = text?.indexOf('/') ?? -1;
+  if (text === null || slash <= 0 || slash === text.length - 1) {
+    throw invalidArgument('x-amz-copy-source must read <bucket>/<key>, URL-encoded.', 'x-amz-copy-source', header);
+  }
+  return { bucket: text.slice(0, slash), key: text.slice(slash + 1) };
+}
+
+/** Reads the copy source under its `x-amz-copy-source-if-*` conditions (412 when they fail). */
+export async function readCopySource(
+  context: S3Context,
+  range?: { offset: number; length: number },
+): Promise<StoredObjectBody> {
+  const source = copySourceOf(context);
+  const bucket = await openBucket(context, source.bucket);
+  const conditions = conditionsOf(context.request.headers, 'x-amz-copy-source-');
+  const object = await bucket.get(source.key, {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    ...(range ? { range } : {}),
+  });
+  if (object === null) throw noSuchKey(source.key);
+  if (!('body' in object)) throw preconditionFailed('x-amz-copy-source-If-*');
+  return object;
+}
+
+export async function copyObject(context: S3Context): Promise<S3Response> {
+  const { headers } = context.request;
+  const directive = (headers.get('x-amz-metadata-directive') ?? 'COPY').toUpperCase();
+  if (directive !== 'COPY' && directive !== 'REPLACE') {
+    throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE.', 'x-amz-metadata-directive', directive);
+  }
+  const source = copySourceOf(context);
+  const key = keyOf(context);
+  if (directive === 'COPY' && source.bucket === context.request.bucket && source.key === key) {
+    throw invalidRequest(
+      "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata. Use x-amz-metadata-directive: REPLACE.",
+    );
+  }
+  const bucket = await openBucket(context);
+  const object = await readCopySource(context);
+  let stored;
+  try {
+    const metadata =
+      directive === 'COPY'
+        ? { httpMetadata: object.httpMetadata ?? {}, customMetadata: object.customMetadata ?? {} }
+        : { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) };
+    stored = await putChecked(bucket, key, object.body, metadata, writeConditions(headers));
+  } finally {
+    if (!object.bodyUsed) await object.body.cancel();
+  }
+  return xmlResponse('CopyObjectResult', { LastModified: iso(stored.uploaded), ETag: stored.httpEtag });
+}
+
+export async function deleteObject(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  await bucket.delete(keyOf(context));
+  return { status: 204 };
+}
+
+/** The keys of a Delete document: at most 1000 `Object` elements, each with a `Key`. */
+function keysToDelete(document: Record<string, unknown>): { keys: string[]; quiet: boolean } {
+  const objects = (document.Object ?? []) as unknown[];
+  if (objects.length === 0) throw malformedXml('a Delete document needs at least one Object.');
+  if (objects.length > MAX_DELETE_KEYS)
+    throw malformedXml(`a Delete document names at most ${MAX_DELETE_KEYS} objects, not ${objects.length}.`);
+  const keys = objects.map((object, index) => {
+    const key = (object as { Key?: unknown } | null)?.Key;
+    if (typeof key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
+    return key;
+  });
+  const quiet = String(document.Quiet ?? 'false')
+    .trim()
+    .toLowerCase();
+  if (quiet !== 'true' && quiet !== 'false')
+    throw malformedXml(`Quiet must be true or false, not ${JSON.stringify(document.Quiet)}.`);
+  return { keys, quiet: quiet === 'true' };
+}
+
+export async function deleteObjects(context: S3Context): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const { keys, quiet } = keysToDelete(
+    parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'Delete'),
+  );
+  const valid = keys.filter((key) => Buffer.byteLength(key, 'utf8') <= MAX_KEY_BYTES);
+  try {
+    await bucket.delete(valid);
+  } catch (error) {
+    const s3 = toS3Error(error);
+    if (!s3) throw error;
+    return xmlResponse('DeleteResult', {
+      Error: keys.map((key) => ({ Key: key, Code: s3.code, Message: s3.message })),
+    });
+  }
+  return xmlResponse('DeleteResult', {
+    Deleted: quiet ? undefined : valid.map((key) => ({ Key: key })),
+    Error: keys
+      .filter((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES)
+      .map((key) => ({
+        Key: key,
+        Code: 'KeyTooLongError',
+        Message: 'Your key is too long: at most 1024 bytes of UTF-8.',
+      })),
+  });
+}

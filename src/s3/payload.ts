@@ -1,0 +1,229 @@
+/**
+ * A request body as the runtime should see it: aws-chunked framing removed, and every integrity
+ * claim the client made checked (`x-amz-content-sha256`, `Content-MD5`, `x-amz-checksum-*` in a
+ * header or a trailer, the decoded length). A failed check errors the stream before its end, so
+ * the runtime stores nothing.
+ */
+import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
+import { declareStreamLength } from '../bucket';
+import { decodeAwsChunked } from './aws-chunked';
+import { Crc64Nvme, crc32c } from './crc';
+import { badDigest, invalidArgument, invalidRequest, S3Error } from './errors';
+import type { Signer } from './sigv4';
+import { UNSIGNED_PAYLOAD } from './sigv4';
+
+const SIGNED_STREAMING = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
+const SIGNED_STREAMING_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
+const UNSIGNED_STREAMING_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
+
+interface Digest {
+  update(data: Uint8Array): void;
+  /** Base64, as S3 headers carry checksums. */
+  base64(): string;
+}
+
+function uint32Digest(step: (data: Uint8Array, previous: number) => number): Digest {
+  let value = 0;
+  return {
+    update: (data) => (value = step(data, value)),
+    base64: () => {
+      const out = Buffer.alloc(4);
+      out.writeUInt32BE(value >>> 0);
+      return out.toString('base64');
+    },
+  };
+}
+
+function hashDigest(algorithm: string): Digest {
+  const hash = createHash(algorithm);
+  return { update: (data) => hash.update(data), base64: () => hash.digest('base64') };
+}
+
+/** The checksum algorithms of `x-amz-checksum-<name>`. */
+const ALGORITHMS: Record<string, () => Digest> = {
+  crc32: () => uint32Digest((data, previous) => crc32(data, previous)),
+  crc32c: () => uint32Digest(crc32c),
+  crc64nvme: () => {
+    const crc = new Crc64Nvme();
+    return { update: (data) => crc.update(data), base64: () => crc.digest().toString('base64') };
+  },
+  sha1: () => hashDigest('sha1'),
+  sha256: () => hashDigest('sha256'),
+};
+
+const CHECKSUM_HEADER = /^x-amz-checksum-(.+)$/;
+
+/** A check made once every byte has passed. */
+interface Claim {
+  digest: Digest;
+  /** The expected value, base64; read late for trailers. */
+  expected: () => string | undefined;
+  mismatch: () => S3Error;
+  header?: string;
+}
+
+export interface VerifiedBody {
+  /** The decoded bytes; erroring with an S3Error when a check fails. */
+  chunks: AsyncIterable<Uint8Array>;
+  /** The `x-amz-checksum-*` values verified, to echo in the response (once the body is read). */
+  checksums: () => Record<string, string>;
+  /** The number of decoded bytes, when the request says it (Content-Length, or x-amz-decoded-content-length). */
+  length: number | undefined;
+}
+
+export interface BodyRequest {
+  headers: Headers;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/** Plans the decoding and the checks of a body from the request's headers; bad headers throw here. */
+export function verifiedBody(request: BodyRequest, signer: Signer | null): VerifiedBody {
+  const { headers } = request;
+  const payloadHash = signer?.payloadHash ?? headers.get('x-amz-content-sha256') ?? UNSIGNED_PAYLOAD;
+  const encoding = headers.get('content-encoding') ?? '';
+  const chunked = payloadHash.startsWith('STREAMING-') || /(^|,)\s*aws-chunked\s*(,|$)/.test(encoding);
+  const trailers = new Map<string, string>();
+  const claims: Claim[] = [];
+
+  if (/^[0-9a-f]{64}$/.test(payloadHash)) {
+    claims.push({
+      digest: hashDigest('sha256'),
+      expected: () => Buffer.from(payloadHash, 'hex').toString('base64'),
+      mismatch: () =>
+        new S3Error(
+          'XAmzContentSHA256Mismatch',
+          400,
+          'The provided x-amz-content-sha256 header does not match what was computed.',
+        ),
+    });
+  } else if (
+    ![UNSIGNED_PAYLOAD, SIGNED_STREAMING, SIGNED_STREAMING_TRAILER, UNSIGNED_STREAMING_TRAILER].includes(payloadHash)
+  ) {
+    throw invalidArgument(
+      'x-amz-content-sha256 must be UNSIGNED-PAYLOAD, a STREAMING-... marker or the hex SHA-256 of the body.',
+      'x-amz-content-sha256',
+      payloadHash,
+    );
+  }
+  if (payloadHash.startsWith('STREAMING-AWS4') && signer === null) {
+    throw invalidRequest('A signed streaming body needs a signed request.');
+  }
+
+  const contentMd5 = headers.get('content-md5');
+  if (contentMd5 !== null) {
+    const bytes = Buffer.from(contentMd5, 'base64');
+    if (bytes.length !== 16 || bytes.toString('base64') !== contentMd5.trim()) {
+      throw new S3Error(
+        'InvalidDigest',
+        400,
+        `The Content-MD5 you specified is not the base64 of 16 bytes: ${JSON.stringify(contentMd5)}.`,
+      );
+    }
+    claims.push({
+      digest: hashDigest('md5'),
+      expected: () => contentMd5.trim(),
+      mismatch: () => badDigest('Content-MD5'),
+    });
+  }
+
+  for (const [name, value] of headers) {
+    const algorithm = CHECKSUM_HEADER.exec(name)?.[1];
+    if (algorithm === undefined || algorithm === 'type' || algorithm === 'algorithm' || algorithm === 'mode') continue;
+    claims.push(checksumClaim(algorithm, () => value, `${name}`));
+  }
+  const trailerNames = (headers.get('x-amz-trailer') ?? '')
+    .split(',')
+    .map((n) => n.trim().toLowerCase())
+    .filter(Boolean);
+  for (const name of trailerNames) {
+    const algorithm = CHECKSUM_HEADER.exec(name)?.[1];
+    if (algorithm === undefined) throw invalidRequest(`Unsupported trailing header in x-amz-trailer: ${name}.`);
+    if (!chunked) throw invalidRequest('x-amz-trailer needs an aws-chunked body.');
+    claims.push(checksumClaim(algorithm, () => trailers.get(name), name));
+  }
+
+  const contentLength = headers.get('content-length');
+  let declaredLength: number | undefined = contentLength !== null && /^\d+$/.test(contentLength) ? Number(contentLength) : undefined;
+  if (chunked) {
+    const decoded = headers.get('x-amz-decoded-content-length');
+    if (decoded === null || !/^\d+$/.test(decoded)) {
+      throw new S3Error(
+        'MissingContentLength',
+        411,
+        'An aws-chunked body needs x-amz-decoded-content-length, the size of the decoded bytes.',
+      );
+    }
+    declaredLength = Number(decoded);
+  }
+
+  const source = chunked
+    ? decodeAwsChunked(
+        request.body,
+        payloadHash.startsWith('STREAMING-AWS4') ? signer : null,
+        trailers,
+        payloadHash === SIGNED_STREAMING_TRAILER,
+      )
+    : request.body;
+  const verified: Record<string, string> = {};
+  async function* checked(): AsyncGenerator<Uint8Array> {
+    let size = 0;
+    for await (const chunk of source) {
+      size += chunk.byteLength;
+      for (const claim of claims) claim.digest.update(chunk);
+      yield chunk;
+    }
+    if (declaredLength !== undefined && size !== declaredLength) {
+      throw new S3Error(
+        'IncompleteBody',
+        400,
+        `x-amz-decoded-content-length says ${declaredLength} bytes; the body has ${size}.`,
+      );
+    }
+    for (const claim of claims) {
+      const actual = claim.digest.base64();
+      const expected = claim.expected();
+      if (expected === undefined)
+        throw invalidRequest(`The trailing header ${claim.header} announced in x-amz-trailer is missing.`);
+      if (expected !== actual) throw claim.mismatch();
+      if (claim.header) verified[claim.header] = actual;
+    }
+  }
+  return { chunks: checked(), checksums: () => ({ ...verified }), length: declaredLength };
+}
+
+/**
+ * The body as a stream the bucket runtime stores: the runtime, like the platform, stores only
+ * streams whose length is known, and S3 itself refuses an upload that does not say its length.
+ */
+export function storableStream(body: VerifiedBody): ReadableStream<Uint8Array> {
+  if (body.length === undefined) {
+    throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header.');
+  }
+  const stream = ReadableStream.from(body.chunks);
+  declareStreamLength(stream, body.length);
+  return stream;
+}
+
+function checksumClaim(algorithm: string, expected: () => string | undefined, header: string): Claim {
+  const make = ALGORITHMS[algorithm];
+  if (!make) {
+    throw invalidRequest(
+      `Unsupported checksum algorithm ${algorithm}; use one of ${Object.keys(ALGORITHMS).join(', ')}.`,
+    );
+  }
+  return { digest: make(), expected, mismatch: () => badDigest(`${algorithm.toUpperCase()} checksum`), header };
+}
+
+/** Reads a small body whole (an XML request document), refusing more than `limit` bytes. */
+export async function readSmallBody(body: VerifiedBody, limit: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body.chunks) {
+    size += chunk.byteLength;
+    if (size > limit)
+      throw new S3Error('MaxMessageLengthExceeded', 400, `The request document is larger than ${limit} bytes.`);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -1,0 +1,68 @@
+import type { IncomingMessage } from 'node:http';
+import { invalidArgument, S3Error } from './errors';
+import { uriDecode, type SignedParts } from './sigv4';
+
+/** A request as the endpoint reads it: path-style addressing, `/<bucket>/<key>`. */
+export interface S3Request extends SignedParts {
+  /** Absent for the service itself (`/`). */
+  bucket?: string;
+  /** Absent for the bucket itself (`/<bucket>` or `/<bucket>/`). */
+  key?: string;
+  /** The first value of each query parameter. */
+  params: Map<string, string>;
+  body: AsyncIterable<Uint8Array>;
+  /** The path as sent, for error documents. */
+  resource: string;
+}
+
+const invalidUri = (path: string) =>
+  new S3Error('InvalidURI', 400, `Could not parse the specified URI: ${path} is not valid percent-encoded UTF-8.`);
+
+/** Reads method, path, query and headers; a path or query that does not decode is InvalidURI. */
+export function readRequest(incoming: IncomingMessage): S3Request {
+  const target = incoming.url ?? '/';
+  const queryStart = target.indexOf('?');
+  const rawPath = queryStart < 0 ? target : target.slice(0, queryStart);
+  const rawQuery = queryStart < 0 ? '' : target.slice(queryStart + 1);
+  if (!rawPath.startsWith('/')) throw invalidUri(rawPath);
+  const query: [string, string][] = [];
+  for (const pair of rawQuery.split('&')) {
+    if (pair === '') continue;
+    const equals = pair.indexOf('=');
+    // Query strings may encode spaces as "+" (form encoding); paths never do.
+    const name = uriDecode((equals < 0 ? pair : pair.slice(0, equals)).replace(/\+/g, ' '));
+    const value = uriDecode((equals < 0 ? '' : pair.slice(equals + 1)).replace(/\+/g, ' '));
+    if (name === null || value === null) throw invalidUri(target);
+    query.push([name, value]);
+  }
+  const params = new Map<string, string>();
+  for (const [name, value] of query) if (!params.has(name)) params.set(name, value);
+
+  const headers = new Headers();
+  const raw = incoming.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    try {
+      headers.append(raw[i]!, raw[i + 1]!);
+    } catch {
+      throw invalidArgument(`The header ${raw[i]} has a value that is not valid in HTTP.`, raw[i]);
+    }
+  }
+
+  const slash = rawPath.indexOf('/', 1);
+  const rawBucket = slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash);
+  const rawKey = slash < 0 ? '' : rawPath.slice(slash + 1);
+  const bucket = uriDecode(rawBucket);
+  const key = uriDecode(rawKey);
+  if (bucket === null || key === null) throw invalidUri(rawPath);
+  return {
+    method: incoming.method ?? 'GET',
+    rawPath,
+    query,
+    headers,
+    params,
+    body: incoming,
+    resource: rawPath,
+    ...(bucket === '' ? {} : { bucket }),
+    ...(key === '' ? {} : { key }),
+  };
+}

@@ -1,0 +1,104 @@
+/** Which S3 operation a request is: method, path-style address and sub-resource parameters. */
+import * as buckets from './bucket-operations';
+import type { S3Context, S3Response } from './context';
+import { notImplemented, S3Error } from './errors';
+import * as multipart from './multipart-operations';
+import * as objects from './object-operations';
+import type { S3Request } from './request';
+
+export interface Operation {
+  name: string;
+  run: (context: S3Context) => Promise<S3Response>;
+  /** Allowed without a signature on buckets configured for anonymous reads. */
+  read?: boolean;
+}
+
+const op = (name: string, run: Operation['run'], read = false): Operation => ({ name, run, read });
+
+/** Sub-resources of buckets and objects this endpoint does not serve (ACLs, policies, ...). */
+const UNSUPPORTED = [
+  'acl',
+  'policy',
+  'cors',
+  'lifecycle',
+  'versioning',
+  'versions',
+  'tagging',
+  'website',
+  'replication',
+  'encryption',
+  'logging',
+  'notification',
+  'object-lock',
+  'retention',
+  'legal-hold',
+  'attributes',
+  'torrent',
+  'restore',
+  'select',
+  'accelerate',
+  'requestPayment',
+  'analytics',
+  'inventory',
+  'metrics',
+  'ownershipControls',
+  'publicAccessBlock',
+  'intelligent-tiering',
+];
+
+function methodNotAllowed(request: S3Request): S3Error {
+  return new S3Error(
+    'MethodNotAllowed',
+    405,
+    `The specified method ${request.method} is not allowed against ${request.resource}.`,
+  );
+}
+
+export function route(request: S3Request): Operation {
+  const { method, params, headers } = request;
+  const unsupported = UNSUPPORTED.find((name) => params.has(name));
+  if (unsupported !== undefined) throw notImplemented(`The ${unsupported} sub-resource`);
+  if (request.bucket === undefined) {
+    if (method === 'GET') return op('ListBuckets', buckets.listBuckets);
+    throw methodNotAllowed(request);
+  }
+  if (request.key === undefined) {
+    switch (method) {
+      case 'GET':
+        if (params.has('location')) return op('GetBucketLocation', buckets.getBucketLocation);
+        if (params.has('uploads')) return op('ListMultipartUploads', multipart.listMultipartUploads);
+        if (params.get('list-type') === '2') return op('ListObjectsV2', buckets.listObjectsV2, true);
+        return op('ListObjects', buckets.listObjects, true);
+      case 'HEAD':
+        return op('HeadBucket', buckets.headBucket, true);
+      case 'PUT':
+        return op('CreateBucket', buckets.createBucket);
+      case 'DELETE':
+        return op('DeleteBucket', buckets.deleteBucket);
+      case 'POST':
+        if (params.has('delete')) return op('DeleteObjects', objects.deleteObjects);
+    }
+    throw methodNotAllowed(request);
+  }
+  const copy = headers.has('x-amz-copy-source');
+  switch (method) {
+    case 'GET':
+      if (params.has('uploadId')) return op('ListParts', multipart.listParts);
+      return op('GetObject', objects.getObject, true);
+    case 'HEAD':
+      return op('HeadObject', objects.headObject, true);
+    case 'PUT':
+      if (params.has('partNumber') && params.has('uploadId')) {
+        return copy ? op('UploadPartCopy', multipart.uploadPartCopy) : op('UploadPart', multipart.uploadPart);
+      }
+      return copy ? op('CopyObject', objects.copyObject) : op('PutObject', objects.putObject);
+    case 'POST':
+      if (params.has('uploads')) return op('CreateMultipartUpload', multipart.createMultipartUpload);
+      if (params.has('uploadId')) return op('CompleteMultipartUpload', multipart.completeMultipartUpload);
+      break;
+    case 'DELETE':
+      if (params.has('uploadId')) return op('AbortMultipartUpload', multipart.abortMultipartUpload);
+      return op('DeleteObject', objects.deleteObject);
+  }
+  throw methodNotAllowed(request);
+}

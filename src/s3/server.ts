@@ -1,0 +1,188 @@
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { BucketCatalogue, type RuntimeOptions } from '../bucket';
+import type { S3Context, S3Response } from './context';
+import { accessDenied, S3Error, toS3Error } from './errors';
+import { readRequest, type S3Request } from './request';
+import { route } from './router';
+import { verifySignature, type AccessKeys } from './sigv4';
+import { xmlDocument } from './xml';
+
+export interface S3ServerOptions {
+  /** Access key ids and their secret keys; requests signed with one of them are allowed. */
+  accessKeys: AccessKeys;
+  /** Where the buckets live (`<dataDir>/buckets/<name>/`), shared with workers; `./data` by default. */
+  dataDir?: string;
+  /** 8788 by default; 0 picks a free port. */
+  port?: number;
+  /** 127.0.0.1 by default. */
+  hostname?: string;
+  /** Buckets whose objects anyone may list and read without signing (HeadBucket, ListObjectsV2, HeadObject, GetObject). */
+  publicRead?: string[];
+  /** The region GetBucketLocation reports; any region a client signs with is accepted. `auto` by default. */
+  region?: string;
+  /** Options of the buckets opened (minimum part size, clock). */
+  runtime?: RuntimeOptions;
+  /** The time signatures are checked against, in epoch milliseconds; `Date.now` by default. */
+  now?: () => number;
+  /** Hears of internal errors (never sent to clients, never holding secrets). */
+  report?: (line: string) => void;
+}
+
+export interface RunningS3Server {
+  url: string;
+  port: number;
+  /** Stops accepting requests, lets those in flight finish, then closes the buckets. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_S3_PORT = 8788;
+
+/** Serves the buckets of a data directory through an S3-compatible API (path-style addressing). */
+export async function startS3Server(options: S3ServerOptions): Promise<RunningS3Server> {
+  const { dataDir = './data', port = DEFAULT_S3_PORT, hostname = '127.0.0.1', region = 'auto' } = options;
+  const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const now = options.now ?? Date.now;
+  const publicRead = new Set(options.publicRead ?? []);
+  const catalogue = new BucketCatalogue(dataDir);
+  const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const requestId = randomBytes(8).toString('hex').toUpperCase();
+    let request: S3Request | undefined;
+    let response: S3Response;
+    try {
+      request = readRequest(incoming);
+      const signer = verifySignature(request, options.accessKeys, now());
+      const operation = route(request);
+      if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
+      const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
+      response = await operation.run(context);
+    } catch (error) {
+      response = errorResponse(
+        error,
+        request?.resource ?? (incoming.url ?? '/').split('?')[0]!,
+        requestId,
+        report,
+        incoming,
+      );
+    }
+    await send(outgoing, response, requestId, incoming.method === 'HEAD', report);
+  };
+  const server = createServer((incoming, outgoing) => {
+    // Whatever escapes (a response that cannot be written) ends this connection, not the process.
+    handle(incoming, outgoing).catch((error: unknown) => {
+      // The path only: a query may hold a presigned URL's signature, good until it expires.
+      report(
+        `${incoming.method} ${(incoming.url ?? '/').split('?')[0]}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+      );
+      outgoing.destroy();
+    });
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, hostname, resolve);
+    });
+  } catch (error) {
+    await catalogue.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new Error(
+      code === 'EADDRINUSE'
+        ? `port ${port} on ${hostname} is already in use; choose another with --port`
+        : `cannot listen on ${hostname}:${port}: ${(error as Error).message}`,
+    );
+  }
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${hostname}:${actual}`,
+    port: actual,
+    close: async () => {
+      await new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeIdleConnections();
+      });
+      await catalogue.close();
+    },
+  };
+}
+
+function errorResponse(
+  error: unknown,
+  resource: string,
+  requestId: string,
+  report: (line: string) => void,
+  incoming: IncomingMessage,
+): S3Response {
+  let s3 = toS3Error(error);
+  if (!s3) {
+    report(
+      `${incoming.method} ${resource}: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+    );
+    s3 = new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.');
+  }
+  return {
+    status: s3.status,
+    headers: { 'content-type': 'application/xml' },
+    body: xmlDocument(
+      'Error',
+      { Code: s3.code, Message: s3.message, ...s3.details, Resource: resource, RequestId: requestId },
+      false,
+    ),
+  };
+}
+
+async function send(
+  outgoing: ServerResponse,
+  response: S3Response,
+  requestId: string,
+  head: boolean,
+  report: (line: string) => void,
+): Promise<void> {
+  const headers: Record<string, string> = { 'x-amz-request-id': requestId, ...response.headers };
+  const { body } = response;
+  if (typeof body === 'string' && !head) headers['content-length'] = String(Buffer.byteLength(body));
+  if (body === undefined && !('content-length' in headers) && response.status !== 204 && response.status !== 304) {
+    headers['content-length'] = '0';
+  }
+  outgoing.writeHead(response.status, headers);
+  if (head || body === undefined) {
+    if (body instanceof ReadableStream) await body.cancel();
+    outgoing.end();
+    return;
+  }
+  if (typeof body === 'string') {
+    outgoing.end(body);
+    return;
+  }
+  // Written chunk by chunk, waiting for the socket to drain: memory holds a chunk, not the object.
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!outgoing.write(value)) await waitForDrain(outgoing);
+    }
+    outgoing.end();
+  } catch (error) {
+    // The client went away, or storage failed mid-body: the response cannot say so any more.
+    await reader.cancel().catch(() => {});
+    if (!outgoing.destroyed) report(`response body failed: ${String(error)}`);
+    outgoing.destroy();
+  }
+}
+
+/** Resolves when the response can take more, rejects when the connection closes first. */
+function waitForDrain(outgoing: ServerResponse): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      outgoing.off('drain', onDrain);
+      outgoing.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    outgoing.once('drain', onDrain);
+    outgoing.once('close', onClose);
+  });
+}

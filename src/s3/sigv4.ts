@@ -1,0 +1,333 @@
+/**
+ * AWS Signature Version 4 as S3 uses it: in the Authorization header or in the query string
+ * (presigned URLs), over the canonical request. Signatures are compared in constant time.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { accessDenied, invalidArgument, invalidRequest, S3Error } from './errors';
+
+export const ALGORITHM = 'AWS4-HMAC-SHA256';
+export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
+export const UNSIGNED_PAYLOAD = 'UNSIGNED-PAYLOAD';
+/** Largest difference allowed between the request's time and ours, as S3 allows. */
+export const MAX_CLOCK_SKEW_MS = 15 * 60 * 1000;
+/** Longest validity of a presigned URL: 7 days. */
+export const MAX_PRESIGNED_SECONDS = 7 * 24 * 60 * 60;
+
+/** Secret access keys by access key id. */
+export type AccessKeys = ReadonlyMap<string, string>;
+
+/** The parts of a request a signature covers. */
+export interface SignedParts {
+  method: string;
+  /** The path as sent, percent-encoded. */
+  rawPath: string;
+  /** Query parameters, decoded, in the order sent. */
+  query: [string, string][];
+  headers: Headers;
+}
+
+/** Who signed a request, and what verifying the rest of its body needs. */
+export interface Signer {
+  accessKeyId: string;
+  signingKey: Buffer;
+  /** `YYYYMMDDTHHMMSSZ` */
+  amzDate: string;
+  /** `<date>/<region>/s3/aws4_request` */
+  scope: string;
+  /** The request's own signature: the seed of a signed chunked body. */
+  signature: string;
+  /** The payload hash the signature covers (a hex digest or one of S3's markers). */
+  payloadHash: string;
+}
+
+const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
+
+/** RFC 3986 encoding as SigV4 wants it: everything but unreserved characters. */
+export function uriEncode(text: string): string {
+  return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+}
+
+/** Decodes one percent-encoded path segment or query component; null when malformed. */
+export function uriDecode(text: string): string | null {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return null;
+  }
+}
+
+export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
+  return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
+}
+
+/**
+ * Signing keys last a day per access key and region: derived once (four HMACs), then reused.
+ * Keyed by the secret's key id, so a secret never serves as a map key.
+ */
+const signingKeys = new Map<string, { secret: string; key: Buffer }>();
+const MAX_CACHED_KEYS = 256;
+
+function cachedSigningKey(accessKeyId: string, secret: string, date: string, region: string): Buffer {
+  const id = `${accessKeyId}/${date}/${region}`;
+  const cached = signingKeys.get(id);
+  if (cached && cached.secret === secret) return cached.key;
+  const key = signingKey(secret, date, region, 's3');
+  if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.clear();
+  signingKeys.set(id, { secret, key });
+  return key;
+}
+
+/** The canonical request: path segments and query re-encoded the one way SigV4 defines. */
+export function canonicalRequest(
+  parts: SignedParts,
+  signedHeaders: string[],
+  payloadHash: string,
+  omitQuery?: string,
+): string {
+  const path = parts.rawPath
+    .split('/')
+    .map((segment) => uriEncode(uriDecode(segment) ?? segment))
+    .join('/');
+  const query = parts.query
+    .filter(([name]) => name !== omitQuery)
+    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
+    .map(([name, value]) => `${name}=${value}`)
+    .join('&');
+  // Header values arrive as Latin-1 text of their bytes; clients sign those bytes as UTF-8.
+  const headers = signedHeaders
+    .map(
+      (name) =>
+        `${name}:${Buffer.from(parts.headers.get(name) ?? '', 'latin1')
+          .toString('utf8')
+          .trim()
+          .replace(/\s+/g, ' ')}\n`,
+    )
+    .join('');
+  return [parts.method, path || '/', query, headers, signedHeaders.join(';'), payloadHash].join('\n');
+}
+
+export function stringToSign(amzDate: string, scope: string, canonical: string): string {
+  return [ALGORITHM, amzDate, scope, sha256Hex(canonical)].join('\n');
+}
+
+export function sign(key: Buffer, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex');
+}
+
+/** Constant-time comparison of two hex signatures. */
+export function sameSignature(expected: string, given: string): boolean {
+  const a = Buffer.from(expected, 'utf8');
+  const b = Buffer.from(given, 'utf8');
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+
+function parseAmzDate(value: string, where: string): number {
+  const m = AMZ_DATE.exec(value);
+  if (!m) throw accessDenied(`${where} must be a date written YYYYMMDDTHHMMSSZ, not ${JSON.stringify(value)}.`);
+  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
+  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!);
+}
+
+interface Credential {
+  accessKeyId: string;
+  date: string;
+  region: string;
+  scope: string;
+}
+
+function parseCredential(value: string, amzDate: string): Credential {
+  const parts = value.split('/');
+  if (parts.length !== 5 || parts[3] !== 's3' || parts[4] !== 'aws4_request') {
+    throw new S3Error(
+      'AuthorizationHeaderMalformed',
+      400,
+      `The credential must read <access key id>/<YYYYMMDD>/<region>/s3/aws4_request, not ${JSON.stringify(value)}.`,
+    );
+  }
+  const [accessKeyId, date, region] = parts as [string, string, string];
+  if (date !== amzDate.slice(0, 8)) {
+    throw new S3Error(
+      'AuthorizationHeaderMalformed',
+      400,
+      `The credential's date ${date} is not the date of the request, ${amzDate.slice(0, 8)}.`,
+    );
+  }
+  return { accessKeyId, date, region, scope: parts.slice(1).join('/') };
+}
+
+function secretOf(keys: AccessKeys, accessKeyId: string): string {
+  const secret = keys.get(accessKeyId);
+  if (secret === undefined) {
+    throw new S3Error(
+      'InvalidAccessKeyId',
+      403,
+      `The access key id you provided does not exist in our records: ${accessKeyId}.`,
+    );
+  }
+  return secret;
+}
+
+function signatureMismatch(): S3Error {
+  return new S3Error(
+    'SignatureDoesNotMatch',
+    403,
+    'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+  );
+}
+
+/**
+ * Verifies the request's signature. Null: the request carries none (anonymous). Throws the S3
+ * error a client expects otherwise: a malformed header, an unknown key, a time too far from
+ * ours, an expired URL, a signature that does not match.
+ */
+export function verifySignature(parts: SignedParts, keys: AccessKeys, now: number): Signer | null {
+  const authorization = parts.headers.get('authorization');
+  const presigned = parts.query.some(([name]) => name === 'X-Amz-Algorithm');
+  if (authorization !== null && presigned) {
+    throw invalidArgument(
+      'Only one authentication mechanism is allowed: the Authorization header or the query string.',
+    );
+  }
+  if (authorization !== null) return verifyHeader(parts, authorization, keys, now);
+  if (presigned) return verifyQuery(parts, keys, now);
+  return null;
+}
+
+function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKeys, now: number): Signer {
+  if (!authorization.startsWith(`${ALGORITHM} `)) {
+    throw invalidArgument(
+      `Only ${ALGORITHM} (Signature Version 4) is supported in the Authorization header.`,
+      'Authorization',
+      authorization.split(' ')[0],
+    );
+  }
+  const fields = new Map(
+    authorization
+      .slice(ALGORITHM.length + 1)
+      .split(',')
+      .map((field) => field.trim().split('=') as [string, string?])
+      .map(([name, value]) => [name, value ?? ''] as const),
+  );
+  const credentialText = fields.get('Credential');
+  const signedHeadersText = fields.get('SignedHeaders');
+  const signature = fields.get('Signature');
+  if (!credentialText || !signedHeadersText || !signature) {
+    throw new S3Error(
+      'AuthorizationHeaderMalformed',
+      400,
+      'The Authorization header needs Credential, SignedHeaders and Signature.',
+    );
+  }
+  const amzDate = parts.headers.get('x-amz-date');
+  if (amzDate === null) throw accessDenied('A signed request needs the x-amz-date header.');
+  const time = parseAmzDate(amzDate, 'x-amz-date');
+  if (Math.abs(now - time) > MAX_CLOCK_SKEW_MS) {
+    throw new S3Error(
+      'RequestTimeTooSkewed',
+      403,
+      'The difference between the request time and the current time is too large (more than 15 minutes).',
+      {
+        RequestTime: amzDate,
+        ServerTime: new Date(now).toISOString(),
+      },
+    );
+  }
+  const payloadHash = parts.headers.get('x-amz-content-sha256');
+  if (payloadHash === null) throw invalidRequest('Missing required header for this request: x-amz-content-sha256.');
+  const credential = parseCredential(credentialText, amzDate);
+  const signedHeaders = signedHeadersText.split(';');
+  if (!signedHeaders.includes('host')) throw accessDenied('The host header must be signed.');
+  return check(parts, keys, credential, amzDate, signedHeaders, payloadHash, signature);
+}
+
+function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer {
+  const param = (name: string) => parts.query.find(([n]) => n === name)?.[1];
+  if (param('X-Amz-Algorithm') !== ALGORITHM) {
+    throw invalidArgument(
+      `Only ${ALGORITHM} is supported in X-Amz-Algorithm.`,
+      'X-Amz-Algorithm',
+      param('X-Amz-Algorithm'),
+    );
+  }
+  const credentialText = param('X-Amz-Credential');
+  const amzDate = param('X-Amz-Date');
+  const expiresText = param('X-Amz-Expires');
+  const signedHeadersText = param('X-Amz-SignedHeaders');
+  const signature = param('X-Amz-Signature');
+  if (!credentialText || !amzDate || !expiresText || !signedHeadersText || !signature) {
+    throw accessDenied(
+      'A presigned URL needs X-Amz-Credential, X-Amz-Date, X-Amz-Expires, X-Amz-SignedHeaders and X-Amz-Signature.',
+    );
+  }
+  const time = parseAmzDate(amzDate, 'X-Amz-Date');
+  const expires = /^\d+$/.test(expiresText) ? Number(expiresText) : NaN;
+  if (!(expires >= 1 && expires <= MAX_PRESIGNED_SECONDS)) {
+    throw new S3Error(
+      'AuthorizationQueryParametersError',
+      400,
+      `X-Amz-Expires must be from 1 to ${MAX_PRESIGNED_SECONDS} seconds, not ${expiresText}.`,
+    );
+  }
+  if (time - now > MAX_CLOCK_SKEW_MS) throw accessDenied('Request is not valid yet: X-Amz-Date is in the future.');
+  if (now > time + expires * 1000)
+    throw accessDenied(`Request has expired: it was valid until ${new Date(time + expires * 1000).toISOString()}.`);
+  const credential = parseCredential(credentialText, amzDate);
+  const payloadHash = param('X-Amz-Content-Sha256') ?? UNSIGNED_PAYLOAD;
+  return check(
+    parts,
+    keys,
+    credential,
+    amzDate,
+    signedHeadersText.split(';'),
+    payloadHash,
+    signature,
+    'X-Amz-Signature',
+  );
+}
+
+function check(
+  parts: SignedParts,
+  keys: AccessKeys,
+  credential: Credential,
+  amzDate: string,
+  signedHeaders: string[],
+  payloadHash: string,
+  signature: string,
+  omitQuery?: string,
+): Signer {
+  const secret = secretOf(keys, credential.accessKeyId);
+  const key = cachedSigningKey(credential.accessKeyId, secret, credential.date, credential.region);
+  const canonical = canonicalRequest(parts, signedHeaders, payloadHash, omitQuery);
+  const expected = sign(key, stringToSign(amzDate, credential.scope, canonical));
+  if (!sameSignature(expected, signature)) throw signatureMismatch();
+  return {
+    accessKeyId: credential.accessKeyId,
+    signingKey: key,
+    amzDate,
+    scope: credential.scope,
+    signature,
+    payloadHash,
+  };
+}
+
+/** The signature of one chunk of a signed `aws-chunked` body, chained on the previous one. */
+export function chunkSignature(signer: Signer, previous: string, chunkSha256: string): string {
+  return sign(
+    signer.signingKey,
+    ['AWS4-HMAC-SHA256-PAYLOAD', signer.amzDate, signer.scope, previous, EMPTY_SHA256, chunkSha256].join('\n'),
+  );
+}
+
+/** The signature of the trailing headers of a signed `aws-chunked` body. */
+export function trailerSignature(signer: Signer, previous: string, trailerText: string): string {
+  return sign(
+    signer.signingKey,
+    ['AWS4-HMAC-SHA256-TRAILER', signer.amzDate, signer.scope, previous, sha256Hex(trailerText)].join('\n'),
+  );
+}
+
+export { signatureMismatch, sha256Hex };
