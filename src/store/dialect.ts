@@ -1,3 +1,6 @@
+import type { Transaction } from 'kysely';
+import type { Database } from './schema/tables';
+
 /** What the engine-neutral store needs to know about one database engine's errors. */
 export interface DialectTraits {
   /** Where the data lives, for error messages (a file name, a database URL without secrets). */
@@ -8,4 +11,9 @@ export interface DialectTraits {
   isRetryable(error: unknown): boolean;
   /** Turns engine errors that have a store meaning (busy, ...) into StoreErrors; others pass through. */
   translate(error: unknown): unknown;
+  /**
+   * Holds the named lock until the transaction ends, waiting for any other transaction holding it.
+   * Engines whose write transactions already exclude one another (SQLite) need do nothing.
+   */
+  lockForWrite(db: Transaction<Database>, name: string): Promise<void>;
 }

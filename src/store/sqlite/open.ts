@@ -174,5 +174,7 @@ function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
             { cause: error },
           )
         : error,
+    // BEGIN IMMEDIATE already makes each write transaction the only one (see the driver above).
+    lockForWrite: async () => undefined,
   };
 }
