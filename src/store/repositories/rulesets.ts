@@ -310,13 +310,14 @@ async function listRulesets(db: Queryable, scope: RulesetScope, request: PageReq
 /** A ruleset the scope may read: its own, or (from an account) a platform-managed one. */
 async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promise<RulesetRow | undefined> {
   const row = await db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
-  if (row === undefined) {
-    return undefined;
-  }
+  return row !== undefined && isVisible(row, scope) ? row : undefined;
+}
+
+function isVisible(row: RulesetRow, scope: RulesetScope): boolean {
   if ('zone_id' in scope) {
-    return row.zone_id === scope.zone_id ? row : undefined;
+    return row.zone_id === scope.zone_id;
   }
-  return row.account_id === scope.account_id || isPlatformOwned(row) ? row : undefined;
+  return row.account_id === scope.account_id || isPlatformOwned(row);
 }
 
 /** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
@@ -326,11 +327,10 @@ async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): 
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
-  const visible = await visibleRow(ctx.db, scope, id);
-  if (visible === undefined) {
+  if (row === undefined || !isVisible(row, scope)) {
     throw new NotFoundError('ruleset', id);
   }
-  return visible;
+  return row;
 }
 
 function isPlatformOwned(row: RulesetRow): boolean {
