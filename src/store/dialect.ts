@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { Counters } from './counters';
 import type { Database } from './schema/tables';
 
 /** What the engine-neutral store needs to know about one database engine's errors. */
@@ -16,4 +17,5 @@ export interface DialectTraits {
    * Engines whose write transactions already exclude one another (SQLite) need do nothing.
    */
   lockForWrite(db: Transaction<Database>, name: string): Promise<void>;
+  readonly counters: Counters;
 }

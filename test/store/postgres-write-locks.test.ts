@@ -65,6 +65,30 @@ describe('PostgreSQL write locks', () => {
     }
   });
 
+  it('creates a log push job in one zone while another zone\'s job creation is held open, each with a number of its own', async () => {
+    const job = { dataset: 'http_requests', destination_conf: 's3://bucket/logs?region=us-east-1' };
+    const held = signal();
+    const release = signal();
+    let heldId = 0;
+    const holding = store.transaction(async (tx) => {
+      heldId = (await tx.logpushJobs.create(ZONE_IDS.pro, job)).id;
+      held.fire();
+      await release.promise;
+      throw new Error('rolled back on purpose');
+    });
+    await held.promise;
+    try {
+      const other = await store.logpushJobs.create(ZONE_IDS.business, job);
+      expect(other.id).toBe(heldId + 1);
+    } finally {
+      release.fire();
+    }
+    await expect(holding).rejects.toThrow('rolled back on purpose');
+    // The number the rolled-back creation took is skipped, never handed out again.
+    expect((await store.logpushJobs.create(ZONE_IDS.pro, job)).id).toBe(heldId + 2);
+    expect(await store.logpushJobs.get(ZONE_IDS.pro, heldId)).toBeNull();
+  });
+
   it('gets two transactions that lock two zones in opposite orders past their deadlock, one version each', async () => {
     const [first, second] = [ZONE_IDS.enterprise, ZONE_IDS.uriOverrides];
     // Each zone's entry point, or 0 where the fixtures have none yet.

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
+import { sequenceCounters } from '../counters';
 import type { DialectTraits } from '../dialect';
 import { InvalidInputError, StoreBusyError } from '../errors';
 
@@ -57,6 +58,7 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
     lockForWrite: async (db, name) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${LOCK_NAMESPACE + name}, 0))`.execute(db);
     },
+    counters: sequenceCounters,
   };
 }
 

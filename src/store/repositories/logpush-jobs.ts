@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
-import { lockingExecutor, type Executor, type ReadContext, type WriteContext } from '../session';
+import { lockingExecutor, type Executor, type ReadContext } from '../session';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
 import { zoneLock } from '../write-locks';
@@ -34,7 +34,7 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
           throw new NotFoundError('zone', zoneId);
         }
         const row: Selectable<LogpushJobsTable> = {
-            id: await nextCounterValue(ctx, LOGPUSH_JOB_COUNTER),
+            id: await ctx.dialect.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
             zone_id: zoneId,
             name: input.name ?? null,
             dataset: input.dataset,
@@ -93,20 +93,6 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
         }
       }),
   };
-}
-
-/**
- * Next value of a named sequence (its row is created by the schema migration). The UPDATE
- * takes the row's write lock, so transactions in any number of processes each get their own number.
- */
-async function nextCounterValue(ctx: WriteContext, name: string): Promise<number> {
-  const row = await ctx.db
-    .updateTable('counters')
-    .set((eb) => ({ value: eb('value', '+', 1) }))
-    .where('name', '=', name)
-    .returning('value')
-    .executeTakeFirstOrThrow();
-  return row.value;
 }
 
 async function findJob(db: ReadContext['db'], zoneId: string, id: number): Promise<LogpushJob | null> {
