@@ -3,11 +3,11 @@
 // migration happens once, and a killed instance loses no acknowledged write.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unwrap } from '../../src/client';
+import { KNOWN_MIGRATIONS } from '../../src/store/schema/migrations';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { waitUntil } from '../support/wait';
 import { ZONE_IDS } from '../store/contract/fixtures';
 import { startInstance, type Instance } from './instances';
-import { KNOWN_MIGRATIONS } from '../../src/store/schema/migrations';
 
 const CUSTOM = 'http_request_firewall_custom';
 const MANAGED = 'http_request_firewall_managed';

@@ -8,11 +8,11 @@ import {
   type PostgresStoreOptions,
   type Store,
 } from '../../src/store';
+import { KNOWN_MIGRATIONS } from '../../src/store/schema/migrations';
 import { freePort } from '../support/ports';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { fixtureId, ZONE_IDS } from './contract/fixtures';
 import { openTransaction } from './helpers/open-transaction';
-import { KNOWN_MIGRATIONS } from '../../src/store/schema/migrations';
 
 const PRO = { zone_id: ZONE_IDS.pro };
 const PRO_ENTRY_POINT = fixtureId('pro-entry-point');
