@@ -13,9 +13,10 @@ export interface DialectTraits {
   /** Turns engine errors that have a store meaning (busy, ...) into StoreErrors; others pass through. */
   translate(error: unknown): unknown;
   /**
-   * Holds the named lock until the transaction ends, waiting for any other transaction holding it.
-   * Engines whose write transactions already exclude one another (SQLite) need do nothing.
+   * Holds the named lock until the transaction ends, waiting for any other transaction holding it,
+   * and answers true. Engines whose write transactions already exclude one another (SQLite) do
+   * nothing and answer false: nothing the transaction read can have changed since.
    */
-  lockForWrite(db: Transaction<Database>, name: string): Promise<void>;
+  lockForWrite(db: Transaction<Database>, name: string): Promise<boolean>;
   readonly counters: Counters;
 }

@@ -36,7 +36,8 @@ export interface ReadContext {
   wroteRuleset(id: string): boolean;
   /**
    * In a write transaction, takes the named lock (see write-locks.ts) unless already held, and
-   * answers whether it was just taken: what was read before then may be stale. Elsewhere a no-op.
+   * answers whether it was just taken on an engine where what was read before may then be stale
+   * (not SQLite, whose write transactions exclude one another). Elsewhere a no-op.
    */
   lock(name: string): Promise<boolean>;
 }
@@ -72,9 +73,9 @@ export class WriteContext implements ReadContext {
    */
   async lock(name: string): Promise<boolean> {
     if (this.#locks.has(name)) return false;
-    await this.dialect.lockForWrite(this.db, name);
+    const waited = await this.dialect.lockForWrite(this.db, name);
     this.#locks.add(name);
-    return true;
+    return waited;
   }
 
   noteRulesetVersion(id: string, version: number): void {

@@ -57,6 +57,7 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
     // only make their writers queue for one another; Kysely's migration lock key is another.
     lockForWrite: async (db, name) => {
       await sql`select pg_advisory_xact_lock(hashtextextended(${LOCK_NAMESPACE + name}, 0))`.execute(db);
+      return true;
     },
     counters: sequenceCounters,
   };
