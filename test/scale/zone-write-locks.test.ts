@@ -50,8 +50,16 @@ async function patchDescription(through: Instance, zone_id: string, ruleset_id: 
   return { status: response.status, body: (await response.json()) as { result: { version: string; rules: { description: string }[] } } };
 }
 
-function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
-  return Promise.race([promise, sleep(ms).then(() => Promise.reject(new Error(`${what} did not answer within ${ms} ms`)))]);
+/** `promise`, or a failure naming `what` after `ms` (the timer ends with the race, leaving nothing pending). */
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  const timer = new AbortController();
+  const late = sleep(ms, undefined, { signal: timer.signal }).then(() => Promise.reject(new Error(`${what} did not answer within ${ms} ms`)));
+  late.catch(() => undefined);
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    timer.abort();
+  }
 }
 
 describe('write locks per zone on PostgreSQL', () => {
