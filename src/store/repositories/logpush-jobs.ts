@@ -2,19 +2,22 @@ import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
-import type { Executor, ReadContext, WriteContext } from '../session';
+import { lockingExecutor, type Executor, type ReadContext } from '../session';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
+import { zoneLock } from '../write-locks';
 
 /** Name of the database counter that hands out job ids. */
 export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
 
 export function logpushJobRepository(executor: Executor): LogpushJobRepository {
+  /** Everything here belongs to one zone: a write transaction locks the zone first. */
+  const ofZone = (zoneId: string) => lockingExecutor(executor, zoneLock(zoneId));
   return {
-    get: (zoneId, id) => executor.readStatement(({ db }) => findJob(db, zoneId, id)),
+    get: (zoneId, id) => ofZone(zoneId).readStatement(({ db }) => findJob(db, zoneId, id)),
 
     list: (zoneId) =>
-      executor.read(async ({ db }) => {
+      ofZone(zoneId).read(async ({ db }) => {
         const rows = await db
           .selectFrom('logpush_jobs')
           .selectAll()
@@ -25,13 +28,13 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
       }),
 
     create: (zoneId, input) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const zone = await ctx.db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
         if (zone === undefined) {
           throw new NotFoundError('zone', zoneId);
         }
         const row: Selectable<LogpushJobsTable> = {
-            id: await nextCounterValue(ctx, LOGPUSH_JOB_COUNTER),
+            id: await ctx.dialect.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
             zone_id: zoneId,
             name: input.name ?? null,
             dataset: input.dataset,
@@ -50,7 +53,7 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
       }),
 
     update: (zoneId, id, patch) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const current = await findJob(ctx.db, zoneId, id);
         if (current === null) {
           throw new NotFoundError('logpush_job', String(id));
@@ -81,7 +84,7 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
       }),
 
     delete: (zoneId, id) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const deleted = Number.isSafeInteger(id)
           ? await ctx.db.deleteFrom('logpush_jobs').where('zone_id', '=', zoneId).where('id', '=', id).executeTakeFirst()
           : undefined;
@@ -90,20 +93,6 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
         }
       }),
   };
-}
-
-/**
- * Next value of a named sequence (its row is created by the schema migration). The UPDATE
- * takes the row's write lock, so transactions in any number of processes each get their own number.
- */
-async function nextCounterValue(ctx: WriteContext, name: string): Promise<number> {
-  const row = await ctx.db
-    .updateTable('counters')
-    .set((eb) => ({ value: eb('value', '+', 1) }))
-    .where('name', '=', name)
-    .returning('value')
-    .executeTakeFirstOrThrow();
-  return row.value;
 }
 
 async function findJob(db: ReadContext['db'], zoneId: string, id: number): Promise<LogpushJob | null> {

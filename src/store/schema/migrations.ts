@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { SchemaTooNewError } from '../errors';
 import { initialSchema } from './0001-initial';
+import { counterSequences } from './0002-counter-sequences';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -8,6 +9,7 @@ import { initialSchema } from './0001-initial';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initialSchema,
+  '0002_counter_sequences': counterSequences,
 };
 
 const MIGRATION_TABLE = 'store_migration';
