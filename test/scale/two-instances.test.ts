@@ -62,7 +62,7 @@ const QUEUED_WRITES_TIMEOUT_MS = 120_000;
 
 describe('two instances on one database', () => {
   it('started together, migrated and seeded the database once', async () => {
-    expect(await cluster.query(databaseUrl, 'select name from store_migration')).toEqual([{ name: '0001_initial' }]);
+    expect(await cluster.query(databaseUrl, 'select name from store_migration order by name')).toEqual([{ name: '0001_initial' }, { name: '0002_account_logpush_jobs' }]);
     expect(await cluster.query(databaseUrl, 'select count(*)::int as n from accounts')).toEqual([{ n: 2 }]);
     expect(await cluster.query(databaseUrl, 'select count(*)::int as n from logpush_jobs')).toEqual([{ n: 2 }]);
   });

@@ -1,6 +1,7 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { SchemaTooNewError } from '../errors';
 import { initialSchema } from './0001-initial';
+import { accountLogpushJobs } from './0002-account-logpush-jobs';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -8,6 +9,7 @@ import { initialSchema } from './0001-initial';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initialSchema,
+  '0002_account_logpush_jobs': accountLogpushJobs,
 };
 
 const MIGRATION_TABLE = 'store_migration';
