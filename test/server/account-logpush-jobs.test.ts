@@ -28,7 +28,7 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const jobPath = (job_id: number, account = account_id) => ({ params: { path: { account_id: account, job_id } } });
+const jobPath = (job_id: number, account: string = account_id) => ({ params: { path: { account_id: account, job_id } } });
 const fails = (call: Parameters<typeof unwrap>[0], status?: number) => apiFailure(unwrap(call), status);
 
 async function createJob(body: Record<string, unknown> = GATEWAY) {
