@@ -8,8 +8,10 @@
 //   (d), (e) as (b) and (c) with synchronous_commit=off set through the database URL.
 // Servers run as `npm start` runs them (child processes configured by the environment). PostgreSQL
 // is a throwaway server on disk with its default durability (every commit flushed to disk before
-// it is acknowledged) except in (d) and (e). Writes queue on one lock per database that is held
-// until the commit is flushed, so the flush time bounds write throughput.
+// it is acknowledged) except in (d) and (e). Writes to one zone queue on that zone's lock, held
+// until the commit is flushed, so the flush time bounds the PATCH of one rule; a third workload
+// (`PATCH zones`) gives each connection a zone of its own (one connection per seeded zone), whose
+// writes wait on no other's: (c)/(b) shows what a second instance adds to writes of different zones.
 // On 2 cores the instances, PostgreSQL and autocannon share the same two cores: (c) shows what a
 // second instance costs or gains on one machine, not what it gains on a machine of its own.
 // Run: `npx tsx scripts/bench/postgres.ts` (about two minutes).
@@ -36,7 +38,7 @@ const OWASP = OWASP_RULESET_ID;
 const PRO_ZONE = ZONE_IDS.pro;
 const MANAGED_PHASE = 'http_request_firewall_managed';
 
-const WORKLOADS = ['GET ruleset', 'PATCH rule'] as const;
+const WORKLOADS = ['GET ruleset', 'PATCH rule', 'PATCH zones'] as const;
 type WorkloadName = (typeof WORKLOADS)[number];
 
 /** Commits acknowledged before they reach the disk: PostgreSQL's counterpart of SQLite's synchronous=NORMAL trade. */
@@ -68,33 +70,60 @@ async function startSetup(setup: Setup, cluster: PostgresCluster): Promise<{ ins
   return { instances, cleanUp: () => undefined };
 }
 
-function workloads(ruleset: string, rule: string): Record<WorkloadName, CannonRequest[]> {
-  const rulePath = `/client/v4/zones/${PRO_ZONE}/rulesets/${ruleset}/rules/${rule}`;
+interface RuleTarget {
+  zone: string;
+  ruleset: string;
+  rule: string;
+}
+
+/** Per connection, the requests it cycles through (connection i gets list i modulo their number). */
+type Workload = CannonRequest[][];
+
+/** Alternating bodies: every request really changes the rule. */
+function toggleRule({ zone, ruleset, rule }: RuleTarget): CannonRequest[] {
+  const rulePath = `/client/v4/zones/${zone}/rulesets/${ruleset}/rules/${rule}`;
   const json = { 'content-type': 'application/json' };
+  return [
+    { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":false}' },
+    { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":true}' },
+  ];
+}
+
+function workloads(target: RuleTarget, zoneTargets: RuleTarget[]): Record<WorkloadName, Workload> {
   return {
-    'GET ruleset': [{ method: 'GET', path: `/client/v4/accounts/${ACCOUNT}/rulesets/${OWASP}` }],
-    // Alternating bodies: every request really changes the rule.
-    'PATCH rule': [
-      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":false}' },
-      { method: 'PATCH', path: rulePath, headers: json, body: '{"enabled":true}' },
-    ],
+    'GET ruleset': [[{ method: 'GET', path: `/client/v4/accounts/${ACCOUNT}/rulesets/${OWASP}` }]],
+    'PATCH rule': [toggleRule(target)],
+    'PATCH zones': zoneTargets.map(toggleRule),
   };
 }
 
 /** The Pro zone's managed entry point and its OWASP execute rule, the target of the PATCH. */
-async function patchTarget(instance: Instance): Promise<{ ruleset: string; rule: string }> {
+async function patchTarget(instance: Instance): Promise<RuleTarget> {
   const response = await instance.fetch(`/zones/${PRO_ZONE}/rulesets/phases/${MANAGED_PHASE}/entrypoint`);
   type EntryPoint = { id: string; rules: { id: string; action: string; action_parameters?: { id?: string } }[] };
   const { result } = (await response.json()) as { result: EntryPoint };
   const rule = result.rules.find((r) => r.action === 'execute' && r.action_parameters?.id === OWASP);
   if (!rule) throw new Error('the Pro zone has no OWASP execute rule');
-  return { ruleset: result.id, rule: rule.id };
+  return { zone: PRO_ZONE, ruleset: result.id, rule: rule.id };
+}
+
+/** A custom-phase entry point of one rule in every seeded zone: the targets of `PATCH zones`. */
+async function zoneTargets(instance: Instance): Promise<RuleTarget[]> {
+  const body = JSON.stringify({ rules: [{ action: 'block', expression: 'http.request.uri.path eq "/bench"' }] });
+  return Promise.all(
+    Object.values(ZONE_IDS).map(async (zone) => {
+      const response = await instance.fetch(`/zones/${zone}/rulesets/phases/http_request_firewall_custom/entrypoint`, { method: 'PUT', body });
+      if (response.status !== 200) throw new Error(`PUT of zone ${zone}'s custom entry point answered ${response.status}: ${await response.text()}`);
+      const { result } = (await response.json()) as { result: { id: string; rules: { id: string }[] } };
+      return { zone, ruleset: result.id, rule: result.rules[0]!.id };
+    }),
+  );
 }
 
 /** One request of each workload through each instance must succeed, or the figures would be those of an error path. */
-async function checkAnswers(label: string, instances: Instance[], requests: CannonRequest[]): Promise<void> {
+async function checkAnswers(label: string, instances: Instance[], workload: Workload): Promise<void> {
   for (const instance of instances) {
-    for (const request of requests) {
+    for (const request of workload.flat()) {
       const response = await fetch(`${instance.origin}${request.path}`, {
         method: request.method,
         headers: requestHeaders(`Bearer ${instanceToken}`, request.headers),
@@ -106,14 +135,17 @@ async function checkAnswers(label: string, instances: Instance[], requests: Cann
   }
 }
 
-function measure(instances: Instance[], requests: CannonRequest[], duration: number): Promise<CannonResult> {
+function measure(instances: Instance[], workload: Workload, duration: number): Promise<CannonResult> {
+  let next = 0;
   return autocannon({
     // autocannon spreads connection i over url[i % n]; its published typings only know one url.
     url: instances.map((instance) => instance.origin) as unknown as string,
-    connections: CONNECTIONS,
+    // One list for all: the usual connections; one list each: a connection per list.
+    connections: workload.length === 1 ? CONNECTIONS : workload.length,
     duration,
     headers: { authorization: `Bearer ${instanceToken}` },
-    requests,
+    requests: workload[0]!,
+    setupClient: (client) => client.setRequests(workload[next++ % workload.length]!),
   });
 }
 
@@ -136,13 +168,13 @@ export async function run(): Promise<void> {
   // Other work on the machine skews the figures: say how busy it was.
   console.log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
   const cluster = await startPostgres({ durable: true });
-  const running: { setup: Setup; instances: Instance[]; cleanUp(): void; requests: Record<WorkloadName, CannonRequest[]> }[] = [];
+  const running: { setup: Setup; instances: Instance[]; cleanUp(): void; requests: Record<WorkloadName, Workload> }[] = [];
   const best = new Map<string, CannonResult>();
   try {
     for (const setup of setups) {
       const started = await startSetup(setup, cluster);
       const target = await patchTarget(started.instances[0]!);
-      running.push({ setup, ...started, requests: workloads(target.ruleset, target.rule) });
+      running.push({ setup, ...started, requests: workloads(target, await zoneTargets(started.instances[0]!)) });
     }
     for (const { setup, instances, requests } of running) {
       for (const workload of WORKLOADS) await checkAnswers(setup.label, instances, requests[workload]);

@@ -33,6 +33,7 @@ import { documentValidator, warmUp } from '../../src/server/app';
 import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
+import { memoryField } from '../../test/support/process-memory';
 import { bin, quietEnv, root } from '../tools';
 import { requestHeaders } from './request-headers';
 
@@ -62,6 +63,8 @@ const WORKLOADS: readonly WorkloadName[] = ['GET ruleset', 'GET entry point', 'P
 interface Running {
   /** Origin plus the prefix the API lives under (Prism serves the paths at its root). */
   base: string;
+  /** The serving process, whose peak memory is reported. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -258,7 +261,7 @@ function childServer(kind: ServerKind): Target['start'] {
       child.once('message', (message) => resolve((message as { port: number }).port));
       child.once('exit', (code) => reject(new Error(`the ${kind} server exited (code ${code}) before listening`)));
     });
-    return { base: `http://127.0.0.1:${port}${basePath}`, stop: () => stopChild(child, () => child.disconnect()) };
+    return { base: `http://127.0.0.1:${port}${basePath}`, pid: child.pid!, stop: () => stopChild(child, () => child.disconnect()) };
   };
 }
 
@@ -294,7 +297,7 @@ async function startPrism(): Promise<Running> {
     if (Date.now() > deadline) throw new Error('Prism did not start within 60 s');
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  return { base, stop: () => stopChild(child, () => child.kill('SIGTERM')) };
+  return { base, pid: child.pid!, stop: () => stopChild(child, () => child.kill('SIGTERM')) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -393,6 +396,10 @@ export async function run(): Promise<void> {
           rounds.set(id, [...(rounds.get(id) ?? []), await measure(server.base, work[workload], MEASURE_SECONDS)]);
         }
       }
+    }
+    // Peak resident memory of each server over the whole run (the kernel's high-water mark).
+    for (const [key, server] of running) {
+      console.log(`peak memory ${targets[key].label.padEnd(40)} ${(memoryField(server.pid, 'VmHWM') / 2 ** 20).toFixed(0).padStart(5)} MiB`);
     }
   } finally {
     await Promise.all([...running.values()].map((server) => server.stop()));

@@ -1,3 +1,7 @@
+import type { Transaction } from 'kysely';
+import type { Counters } from './counters';
+import type { Database } from './schema/tables';
+
 /** What the engine-neutral store needs to know about one database engine's errors. */
 export interface DialectTraits {
   /** Where the data lives, for error messages (a file name, a database URL without secrets). */
@@ -8,4 +12,11 @@ export interface DialectTraits {
   isRetryable(error: unknown): boolean;
   /** Turns engine errors that have a store meaning (busy, ...) into StoreErrors; others pass through. */
   translate(error: unknown): unknown;
+  /**
+   * Holds the named lock until the transaction ends, waiting for any other transaction holding it,
+   * and answers true. Engines whose write transactions already exclude one another (SQLite) do
+   * nothing and answer false: nothing the transaction read can have changed since.
+   */
+  lockForWrite(db: Transaction<Database>, name: string): Promise<boolean>;
+  readonly counters: Counters;
 }

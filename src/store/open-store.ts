@@ -22,6 +22,7 @@ import {
   type Executor,
 } from './session';
 import type { Repositories, Store } from './store';
+import { SEED_LOCK } from './write-locks';
 
 /** The fixtures that ship with the project. */
 export const DEFAULT_SEED_FILE = projectFile('fixtures', 'seed.json');
@@ -51,8 +52,9 @@ export async function openKyselyStore(
     if (seedFile !== false && (await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)))) {
       const seed = await loadSeedFile(seedFile);
       try {
-        // Another process may have seeded meanwhile: insert only if still empty under the write lock.
+        // Another process may have seeded meanwhile: insert only if still empty under the seed lock.
         await runInTransaction(env, async (ctx) => {
+          await ctx.lock(SEED_LOCK);
           if (await isEmpty(ctx.db)) {
             await insertSeed(ctx, seed);
           }

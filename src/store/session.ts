@@ -34,6 +34,12 @@ export interface ReadContext {
   readonly committedOnly: boolean;
   /** Whether this transaction wrote to the ruleset (what it reads of it is then not committed). */
   wroteRuleset(id: string): boolean;
+  /**
+   * In a write transaction, takes the named lock (see write-locks.ts) unless already held, and
+   * answers whether it was just taken on an engine where what was read before may then be stale
+   * (not SQLite, whose write transactions exclude one another). Elsewhere a no-op.
+   */
+  lock(name: string): Promise<boolean>;
 }
 
 /**
@@ -47,6 +53,7 @@ export class WriteContext implements ReadContext {
   readonly #beforeCommit: (() => Promise<void>)[] = [];
   /** Rulesets as this transaction last wrote and read them back (see rememberRuleset). */
   readonly #written = new Map<string, Ruleset>();
+  readonly #locks = new Set<string>();
   readonly committedOnly = false;
 
   constructor(
@@ -56,6 +63,19 @@ export class WriteContext implements ReadContext {
     readonly snapshots: RulesetSnapshots,
   ) {
     this.now = formatTimestamp(clock.nowMicros());
+  }
+
+  /**
+   * Writers lock what they change before reading it, so writers of one thing queue (instead of
+   * racing and retrying) and writers of different things never wait. Taken in whatever order a
+   * transaction reaches them: a deadlock between two transactions is detected by the engine and
+   * the loser runs again (isRetryable). The ruleset version compare-and-set stays the guarantee.
+   */
+  async lock(name: string): Promise<boolean> {
+    if (this.#locks.has(name)) return false;
+    const waited = await this.dialect.lockForWrite(this.db, name);
+    this.#locks.add(name);
+    return waited;
   }
 
   noteRulesetVersion(id: string, version: number): void {
@@ -193,6 +213,7 @@ export function standaloneExecutor(env: Environment): Executor {
     snapshots: env.snapshots,
     committedOnly: true,
     wroteRuleset: () => false,
+    lock: async () => false,
   };
   /** Outside any transaction of this store, engine errors translated to store errors. */
   const standalone = async <T>(work: () => Promise<T>): Promise<T> => {
@@ -224,6 +245,25 @@ export function transactionExecutor(ctx: WriteContext): Executor {
     read: (work) => work(ctx),
     readStatement: (work) => work(ctx),
     write: (work) => work(ctx),
+  };
+}
+
+/**
+ * The executor for work on what `lockName` names (a zone's WAF state or log push jobs): inside a
+ * write transaction each read and write takes that lock first, so the transaction's write is
+ * based on what it read; on its own a read takes no lock.
+ */
+export function lockingExecutor(executor: Executor, lockName: string): Executor {
+  const locked =
+    <C extends ReadContext, T>(work: (ctx: C) => Promise<T>) =>
+    async (ctx: C): Promise<T> => {
+      await ctx.lock(lockName);
+      return work(ctx);
+    };
+  return {
+    read: (work) => executor.read(locked(work)),
+    readStatement: (work) => executor.readStatement(locked(work)),
+    write: (work) => executor.write(locked(work)),
   };
 }
 

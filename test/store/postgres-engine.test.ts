@@ -97,7 +97,6 @@ describe('PostgreSQL engine', () => {
       expect((await other.zones.list({}, { per_page: 50 })).result_info.total_count).toBe(7);
     }
     const [{ n }] = (await cluster.query<{ n: number }>(url, 'select count(*)::int as n from store_migration')) as [{ n: number }];
-    // Each migration recorded once, however many instances ran them.
     expect(n).toBe(KNOWN_MIGRATIONS.length);
   });
 

@@ -39,8 +39,8 @@ const POOL_DEFAULTS: Required<PostgresPoolOptions> = {
 };
 
 /**
- * A transaction left open by a stalled process holds the write lock; the server ends it
- * after this long, so the other instances are not blocked for good.
+ * A transaction left open by a stalled process holds its locks (a zone's writes wait for it); the
+ * server ends it after this long, so the other instances are not blocked for good.
  */
 const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
 const INT8_OID = 20;

@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import type pg from 'pg';
+import { sequenceCounters } from '../counters';
 import type { DialectTraits } from '../dialect';
 import { InvalidInputError, StoreBusyError } from '../errors';
 
@@ -51,5 +53,15 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
       }
       return error;
     },
+    // A transaction-scoped advisory lock on a 64-bit hash of the name. Two names sharing a hash
+    // only make their writers queue for one another; Kysely's migration lock key is another.
+    lockForWrite: async (db, name) => {
+      await sql`select pg_advisory_xact_lock(hashtextextended(${LOCK_NAMESPACE + name}, 0))`.execute(db);
+      return true;
+    },
+    counters: sequenceCounters,
   };
 }
+
+/** Keeps the store's lock names apart from advisory locks other software takes in the same database. */
+const LOCK_NAMESPACE = 'management-api/';

@@ -9,20 +9,13 @@ import {
 } from 'kysely';
 
 /**
- * Key of the advisory lock every write transaction holds. Arbitrary: it only has to differ
- * from other advisory locks taken in the same database (Kysely's migration lock uses
- * 3853314791062309107). Advisory locks are per database, so stores on other databases of
- * the same server never wait for each other.
- */
-export const WRITE_LOCK_KEY = '6418720395531447297';
-
-/**
  * The store's transactions on PostgreSQL keep the semantics they have on SQLite:
- * - A write transaction takes one database-wide lock before its first read (as SQLite's
- *   BEGIN IMMEDIATE does), in READ COMMITTED, so every statement sees every earlier writer's
- *   commit. Writers from any number of processes queue on the lock instead of racing and
- *   retrying; the ruleset version compare-and-set stays as the guarantee behind it. Readers
- *   never wait for the lock.
+ * - A write transaction runs in READ COMMITTED, so every statement sees every earlier writer's
+ *   commit, and locks what it changes (a zone, an account: see write-locks.ts) before reading it,
+ *   as SQLite's BEGIN IMMEDIATE locks the whole file. Writers of one thing, from any number of
+ *   processes, queue on its lock instead of racing and retrying; writers of different things never
+ *   wait on each other. The ruleset version compare-and-set stays as the guarantee behind it.
+ *   Readers never wait for a lock.
  * - A read-only transaction reads one snapshot (REPEATABLE READ, which never fails for a
  *   reader), as a SQLite read transaction does: a ruleset and its rules come from the same
  *   commit even while a writer commits in between the two queries.
@@ -34,14 +27,6 @@ class WriteLockingPostgresDriver extends PostgresDriver {
       return;
     }
     await connection.executeQuery(CompiledQuery.raw('start transaction isolation level read committed'));
-    try {
-      await connection.executeQuery(CompiledQuery.raw(`select pg_advisory_xact_lock(${WRITE_LOCK_KEY})`));
-    } catch (error) {
-      // Kysely only rolls back transactions that began; this one did, so end it here or the
-      // connection goes back to the pool inside an aborted transaction.
-      await connection.executeQuery(CompiledQuery.raw('rollback')).catch(() => undefined);
-      throw error;
-    }
   }
 }
 

@@ -2,9 +2,10 @@ import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
-import type { Executor, ReadContext, WriteContext } from '../session';
+import { lockingExecutor, type Executor, type ReadContext } from '../session';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
+import { accountLock, zoneLock } from '../write-locks';
 
 /** Name of the database counter that hands out job ids. */
 export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
@@ -17,11 +18,13 @@ export const ACCOUNT_JOBS: JobOwner = { column: 'account_id', table: 'accounts',
 
 /** The jobs of one kind of owner (zones or accounts); the other kind's jobs are invisible to it. */
 export function logpushJobRepository(executor: Executor, owner: JobOwner): LogpushJobRepository {
+  /** Everything here belongs to one zone or account: a write transaction locks that owner first. */
+  const ofOwner = (ownerId: string) => lockingExecutor(executor, owner.kind === 'zone' ? zoneLock(ownerId) : accountLock(ownerId));
   return {
-    get: (ownerId, id) => executor.readStatement(({ db }) => findJob(db, owner, ownerId, id)),
+    get: (ownerId, id) => ofOwner(ownerId).readStatement(({ db }) => findJob(db, owner, ownerId, id)),
 
     list: (ownerId) =>
-      executor.read(async ({ db }) => {
+      ofOwner(ownerId).read(async ({ db }) => {
         const rows = await db
           .selectFrom('logpush_jobs')
           .selectAll()
@@ -32,13 +35,13 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
       }),
 
     create: (ownerId, input) =>
-      executor.write(async (ctx) => {
+      ofOwner(ownerId).write(async (ctx) => {
         const found = await ctx.db.selectFrom(owner.table).select('id').where('id', '=', ownerId).executeTakeFirst();
         if (found === undefined) {
           throw new NotFoundError(owner.kind, ownerId);
         }
         const row: Selectable<LogpushJobsTable> = {
-            id: await nextCounterValue(ctx, LOGPUSH_JOB_COUNTER),
+            id: await ctx.dialect.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
             zone_id: owner.column === 'zone_id' ? ownerId : null,
             account_id: owner.column === 'account_id' ? ownerId : null,
             name: input.name ?? null,
@@ -58,7 +61,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
       }),
 
     update: (ownerId, id, patch) =>
-      executor.write(async (ctx) => {
+      ofOwner(ownerId).write(async (ctx) => {
         const current = await findJob(ctx.db, owner, ownerId, id);
         if (current === null) {
           throw new NotFoundError('logpush_job', String(id));
@@ -89,7 +92,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
       }),
 
     delete: (ownerId, id) =>
-      executor.write(async (ctx) => {
+      ofOwner(ownerId).write(async (ctx) => {
         const deleted = Number.isSafeInteger(id)
           ? await ctx.db.deleteFrom('logpush_jobs').where(owner.column, '=', ownerId).where('id', '=', id).executeTakeFirst()
           : undefined;
@@ -98,20 +101,6 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
         }
       }),
   };
-}
-
-/**
- * Next value of a named sequence (its row is created by the schema migration). The UPDATE
- * takes the row's write lock, so transactions in any number of processes each get their own number.
- */
-async function nextCounterValue(ctx: WriteContext, name: string): Promise<number> {
-  const row = await ctx.db
-    .updateTable('counters')
-    .set((eb) => ({ value: eb('value', '+', 1) }))
-    .where('name', '=', name)
-    .returning('value')
-    .executeTakeFirstOrThrow();
-  return row.value;
 }
 
 async function findJob(db: ReadContext['db'], owner: JobOwner, ownerId: string, id: number): Promise<LogpushJob | null> {

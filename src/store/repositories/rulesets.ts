@@ -15,6 +15,7 @@ import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
 import type { RulesetRepository, RulesetWriteOptions } from '../store';
+import { ownerLock, scopeLock } from '../write-locks';
 import { placeRule } from './rule-order';
 import type {
   Rule,
@@ -45,16 +46,20 @@ function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
 
 export function rulesetRepository(executor: Executor): RulesetRepository {
   return {
-    list: (scope, page) => executor.read((ctx) => listRulesets(ctx.db, scope, page)),
+    list: (scope, page) =>
+      executor.read(async (ctx) => {
+        await ctx.lock(scopeLock(scope));
+        return listRulesets(ctx.db, scope, page);
+      }),
 
-    get: (scope, id) => readRulesetBy(executor, (db) => visibleRow(db, scope, id)),
+    get: (scope, id) => readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id)),
 
     getVersion: (scope, id, version) =>
       executor.read(async (ctx) => {
         if (!isVersionString(version)) {
           return null;
         }
-        const row = await visibleRow(ctx.db, scope, id);
+        const row = await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id));
         if (row === undefined) {
           return null;
         }
@@ -67,9 +72,13 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         return snapshot === undefined ? null : fromJson<Ruleset>(snapshot.snapshot);
       }),
 
-    getEntryPoint: (scope, phase) => readRulesetBy(executor, (db) => entryPointRow(db, scope, phase)),
+    getEntryPoint: (scope, phase) => readRulesetBy(executor, scope, (db) => entryPointRow(db, scope, phase)),
 
-    create: (scope, input) => executor.write((ctx) => createRuleset(ctx, scope, input)),
+    create: (scope, input) =>
+      executor.write(async (ctx) => {
+        await ctx.lock(scopeLock(scope));
+        return createRuleset(ctx, scope, input);
+      }),
 
     update: (scope, id, update, options) =>
       executor.write(async (ctx) => {
@@ -79,6 +88,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     putEntryPoint: (scope, phase, update, options) =>
       executor.write(async (ctx) => {
+        await ctx.lock(scopeLock(scope));
         const row = await entryPointRow(ctx.db, scope, phase);
         if (row !== undefined) {
           return { ruleset: await updateRuleset(ctx, row, update, options), created: false };
@@ -168,7 +178,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     listVersions: (scope, id) =>
       executor.read(async (ctx) => {
-        if ((await visibleRow(ctx.db, scope, id)) === undefined) {
+        if ((await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id))) === undefined) {
           return null;
         }
         const rows = await ctx.db
@@ -241,6 +251,7 @@ async function rewriteRules(
  */
 async function readRulesetBy(
   executor: Executor,
+  scope: RulesetScope,
   findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
 ): Promise<Ruleset | null> {
   const cached = await executor.readStatement(async (ctx) => {
@@ -249,7 +260,25 @@ async function readRulesetBy(
     return row === undefined ? null : ctx.snapshots.get(row.id, row.version);
   });
   if (cached !== undefined) return cached;
-  return executor.read(async (ctx) => readRuleset(ctx, await findRow(ctx.db)));
+  return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow)));
+}
+
+/**
+ * The row `find` selects. In a write transaction, what a read finds of a zone or an account is
+ * read under its owner's lock, so a write based on it is not stale: a zone's lock is taken first
+ * (a zone-scoped read sees only the zone's own rulesets); an account-scoped read may find a
+ * platform-managed ruleset, which never changes, so the account is locked (and the row read
+ * again) only when the row is the account's own. Outside a write transaction no lock is taken.
+ */
+async function lockedRow(
+  ctx: ReadContext,
+  scope: RulesetScope,
+  find: (db: Queryable) => Promise<RulesetRow | undefined>,
+): Promise<RulesetRow | undefined> {
+  if ('zone_id' in scope) await ctx.lock(scopeLock(scope));
+  const row = await find(ctx.db);
+  const owner = row === undefined ? null : ownerLock(row);
+  return owner !== null && (await ctx.lock(owner)) ? find(ctx.db) : row;
 }
 
 /** A read inside a transaction remembers the version it saw: a later write there compares against it. */
@@ -259,7 +288,8 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
   }
   ctx.noteRulesetVersion(row.id, row.version);
   // A write transaction that has not written this ruleset reads its committed state (it holds
-  // the write lock), so the cache serves it too; platform-managed rulesets never change at all.
+  // the owner's lock, see lockedRow), so the cache serves it too; platform-managed rulesets never
+  // change at all.
   const cacheable = ctx.committedOnly || isPlatformOwned(row) || !ctx.wroteRuleset(row.id);
   const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
   if (cached) return cached;
@@ -280,26 +310,27 @@ async function listRulesets(db: Queryable, scope: RulesetScope, request: PageReq
 /** A ruleset the scope may read: its own, or (from an account) a platform-managed one. */
 async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promise<RulesetRow | undefined> {
   const row = await db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
-  if (row === undefined) {
-    return undefined;
-  }
+  return row !== undefined && isVisible(row, scope) ? row : undefined;
+}
+
+function isVisible(row: RulesetRow, scope: RulesetScope): boolean {
   if ('zone_id' in scope) {
-    return row.zone_id === scope.zone_id ? row : undefined;
+    return row.zone_id === scope.zone_id;
   }
-  return row.account_id === scope.account_id || isPlatformOwned(row) ? row : undefined;
+  return row.account_id === scope.account_id || isPlatformOwned(row);
 }
 
 /** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
 async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
+  await ctx.lock(scopeLock(scope));
   const row = await ctx.db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
-  const visible = await visibleRow(ctx.db, scope, id);
-  if (visible === undefined) {
+  if (row === undefined || !isVisible(row, scope)) {
     throw new NotFoundError('ruleset', id);
   }
-  return visible;
+  return row;
 }
 
 function isPlatformOwned(row: RulesetRow): boolean {

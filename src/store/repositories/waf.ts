@@ -1,7 +1,7 @@
 import { fromFlag, fromJson, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { InvalidInputError, MigrationStateConflictError, NotFoundError } from '../errors';
 import { newId } from '../ids';
-import type { Executor, ReadContext } from '../session';
+import { lockingExecutor, type Executor, type ReadContext } from '../session';
 import type { WafRepository } from '../store';
 import {
   MIGRATION_STATES,
@@ -14,13 +14,16 @@ import {
   type UriWafOverrideInput,
   type ZoneWafState,
 } from '../types';
+import { zoneLock } from '../write-locks';
 
 export function wafRepository(executor: Executor): WafRepository {
+  /** Everything here belongs to one zone: a write transaction locks the zone first. */
+  const ofZone = (zoneId: string) => lockingExecutor(executor, zoneLock(zoneId));
   return {
-    getState: (zoneId) => executor.readStatement(({ db }) => findState(db, zoneId)),
+    getState: (zoneId) => ofZone(zoneId).readStatement(({ db }) => findState(db, zoneId)),
 
     transition: (zoneId, step) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         if (!MIGRATION_STATES.includes(step.to) || step.from.some((state) => !MIGRATION_STATES.includes(state))) {
           throw new InvalidInputError(`migration states are ${MIGRATION_STATES.join(', ')}`);
         }
@@ -57,13 +60,13 @@ export function wafRepository(executor: Executor): WafRepository {
       }),
 
     getLegacyConfig: (zoneId) =>
-      executor.read(async ({ db }) => {
+      ofZone(zoneId).read(async ({ db }) => {
         const zone = await db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
         return zone === undefined ? null : loadLegacyConfig(db, zoneId);
       }),
 
     deleteUriOverride: (zoneId, overrideId) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const result = await ctx.db
           .deleteFrom('uri_waf_overrides')
           .where('zone_id', '=', zoneId)
@@ -75,7 +78,7 @@ export function wafRepository(executor: Executor): WafRepository {
       }),
 
     createUriOverride: (zoneId, input) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const zone = await ctx.db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
         if (zone === undefined) {
           throw new NotFoundError('zone', zoneId);
@@ -89,7 +92,7 @@ export function wafRepository(executor: Executor): WafRepository {
       }),
 
     updateUriOverride: (zoneId, overrideId, input) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const result = await ctx.db
           .updateTable('uri_waf_overrides')
           .set(uriOverrideColumns(input))
@@ -103,7 +106,7 @@ export function wafRepository(executor: Executor): WafRepository {
       }),
 
     updatePackage: (zoneId, packageId, patch) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const row = await ctx.db
           .selectFrom('legacy_waf_packages')
           .selectAll()
@@ -124,7 +127,7 @@ export function wafRepository(executor: Executor): WafRepository {
       }),
 
     setMode: (zoneId, setting) =>
-      executor.write(async (ctx) => {
+      ofZone(zoneId).write(async (ctx) => {
         const pkg = await ctx.db
           .selectFrom('legacy_waf_packages')
           .select('id')

@@ -1,7 +1,8 @@
 import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { SchemaTooNewError } from '../errors';
 import { initialSchema } from './0001-initial';
-import { accountLogpushJobs } from './0002-account-logpush-jobs';
+import { counterSequences } from './0002-counter-sequences';
+import { accountLogpushJobs } from './0003-account-logpush-jobs';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -9,7 +10,8 @@ import { accountLogpushJobs } from './0002-account-logpush-jobs';
  */
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initialSchema,
-  '0002_account_logpush_jobs': accountLogpushJobs,
+  '0002_counter_sequences': counterSequences,
+  '0003_account_logpush_jobs': accountLogpushJobs,
 };
 
 const MIGRATION_TABLE = 'store_migration';

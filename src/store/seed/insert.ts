@@ -49,11 +49,7 @@ export async function insertSeed(ctx: WriteContext, seed: SeedFile): Promise<voi
     await insertZone(ctx, zone);
   }
   const jobIds = seed.zones.flatMap((zone) => zone.logpush_jobs.map((job) => job.id));
-  await db
-    .updateTable('counters')
-    .set({ value: Math.max(0, ...jobIds) })
-    .where('name', '=', LOGPUSH_JOB_COUNTER)
-    .execute();
+  await ctx.dialect.counters.continueAfter(db, LOGPUSH_JOB_COUNTER, Math.max(0, ...jobIds));
 }
 
 async function insertZone(ctx: WriteContext, zone: SeedFile['zones'][number]): Promise<void> {

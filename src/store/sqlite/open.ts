@@ -12,6 +12,7 @@ import {
   type SqliteDialectConfig,
   type TransactionSettings,
 } from 'kysely';
+import { tableCounters } from '../counters';
 import type { DialectTraits } from '../dialect';
 import { StoreBusyError } from '../errors';
 import { openKyselyStore, type StoreOptions } from '../open-store';
@@ -174,5 +175,8 @@ function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
             { cause: error },
           )
         : error,
+    // BEGIN IMMEDIATE already makes each write transaction the only one (see the driver above).
+    lockForWrite: async () => false,
+    counters: tableCounters,
   };
 }

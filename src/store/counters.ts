@@ -1,0 +1,50 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from './schema/tables';
+
+/** Named counters (their rows are created by the schema migrations): each number is handed out once. */
+export interface Counters {
+  /** The next number: greater than every number handed out before, never handed out again. */
+  next(db: Transaction<Database>, name: string): Promise<number>;
+  /** The next number will be `value` + 1 (loading fixtures whose numbers go up to `value`). */
+  continueAfter(db: Transaction<Database>, name: string, value: number): Promise<void>;
+}
+
+/**
+ * Counters as rows of the `counters` table, moved inside the write transaction: right where write
+ * transactions take turns anyway (SQLite), and a number is never skipped.
+ */
+export const tableCounters: Counters = {
+  next: async (db, name) => {
+    const row = await db
+      .updateTable('counters')
+      .set((eb) => ({ value: eb('value', '+', 1) }))
+      .where('name', '=', name)
+      .returning('value')
+      .executeTakeFirstOrThrow();
+    return row.value;
+  },
+  continueAfter: async (db, name, value) => {
+    await db.updateTable('counters').set({ value }).where('name', '=', name).execute();
+  },
+};
+
+/** The PostgreSQL sequence of a counter (created by migration 0002). */
+export function counterSequence(name: string): string {
+  return `counter_${name}`;
+}
+
+/**
+ * Counters as PostgreSQL sequences: a number is taken at once, with no lock held until commit, so
+ * writers in different zones never queue on one counter. A number taken by a write that then
+ * fails is skipped, never reused.
+ */
+export const sequenceCounters: Counters = {
+  next: async (db, name) => {
+    const { rows } = await sql<{ value: number }>`select nextval(${counterSequence(name)}) as value`.execute(db);
+    return rows[0]!.value;
+  },
+  continueAfter: async (db, name, value) => {
+    // A sequence starts at 1: with is_called false, 1 is the next value.
+    await sql`select setval(${counterSequence(name)}, ${Math.max(value, 1)}, ${value >= 1})`.execute(db);
+  },
+};
