@@ -62,6 +62,19 @@ export function accountLogpushJobsContract(harness: () => StoreHarness): void {
       expect(await store.logpushJobs.get(ZONE_IDS.pro, 1)).not.toBeNull();
     });
 
+    it('gives concurrent creations in accounts and zones distinct ids, and loses none', async () => {
+      const store = await harness().fresh();
+      const created = await Promise.all([
+        ...[MAIN_ACCOUNT_ID, SECOND_ACCOUNT_ID, MAIN_ACCOUNT_ID, SECOND_ACCOUNT_ID].map((account) => store.accountLogpushJobs.create(account, JOB)),
+        store.logpushJobs.create(ZONE_IDS.pro, { dataset: 'http_requests', destination_conf: 's3://z?region=x' }),
+      ]);
+      const ids = created.map((job) => job.id);
+      expect(new Set(ids).size).toBe(5);
+      expect(ids.every((id) => id > 2)).toBe(true);
+      const listed = [...(await store.accountLogpushJobs.list(MAIN_ACCOUNT_ID)), ...(await store.accountLogpushJobs.list(SECOND_ACCOUNT_ID))];
+      expect(listed.map((job) => job.id).sort((a, b) => a - b)).toEqual(ids.slice(0, 4).sort((a, b) => a - b));
+    });
+
     it('refuses jobs of unknown accounts without using an id', async () => {
       const store = await harness().fresh();
       await expect(store.accountLogpushJobs.create(fixtureId('no-account'), JOB)).rejects.toThrow(NotFoundError);
