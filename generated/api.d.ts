@@ -796,6 +796,81 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/logpush/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List account log push jobs
+         * @description Every log push job of the account, oldest first (not paged, as the zone list). Zone jobs
+         *     are not among them, even those of the account's zones.
+         */
+        get: operations["listAccountLogpushJobs"];
+        put?: never;
+        /**
+         * Create an account log push job
+         * @description Creates a job that pushes one of the account's datasets (Zero Trust, audit, network
+         *     logs...) to a destination; `dataset` is required. `logpull_options` must have the form
+         *     `fields=<comma separated field names>&timestamps=rfc3339`; the custom field groups of the
+         *     zone `http_requests` dataset are refused. Job ids are one sequence with the zone jobs.
+         *     Creation answers 200.
+         */
+        post: operations["createAccountLogpushJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/logpush/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Log push job identifier (an integer).
+                 * @example 1
+                 */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an account log push job
+         * @description One job of the account; an id the account does not have (a zone job's included) answers 404.
+         */
+        get: operations["getAccountLogpushJob"];
+        /**
+         * Update an account log push job
+         * @description Changes only the fields sent (a PUT that updates in part, as the real service's does); the
+         *     dataset stays. `logpull_options` and `destination_conf` get the checks of creation.
+         */
+        put: operations["updateAccountLogpushJob"];
+        post?: never;
+        /**
+         * Delete an account log push job
+         * @description Deletes the job; answers 200 with its id, as the real service does. Job ids are never reused.
+         */
+        delete: operations["deleteAccountLogpushJob"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/zones/{zone_id}/logpush/jobs": {
         parameters: {
             query?: never;
@@ -2039,31 +2114,31 @@ export interface components {
             result: components["schemas"]["LogpushJob"][];
         };
         /**
-         * @description A new log push job. `logpull_options` has the query-string form
-         *     `fields=<comma separated field names>&timestamps=rfc3339`; add `Cookies`, `RequestHeaders`
-         *     and/or `ResponseHeaders` to the fields to include the zone's custom fields (dataset
-         *     `http_requests` only).
+         * @description A new log push job of an account, over one of the account-scoped datasets (zone datasets
+         *     such as `http_requests` belong to zone jobs). `logpull_options` has the query-string form
+         *     `fields=<comma separated field names>&timestamps=rfc3339`; custom fields (`Cookies`,
+         *     `RequestHeaders`, `ResponseHeaders`) are a zone `http_requests` matter and are refused here.
          */
-        LogpushJobCreate: {
+        AccountLogpushJobCreate: {
             /**
-             * @description Human name of the job (letters, digits, `-` and `.`); a domain name is a good choice.
-             * @example example.com
+             * @description Human name of the job (letters, digits, `-` and `.`).
+             * @example gateway-dns
              */
             name?: string;
             /**
              * @description Destination URL with its query parameters, such as a storage path with a region parameter.
-             * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
+             * @example s3://logs-bucket/gateway_dns/{DATE}?region=us-east-1
              */
             destination_conf: string;
             /**
-             * @description Dataset to push. `http_requests` is the one that carries custom fields.
-             * @default http_requests
+             * @description Account-scoped dataset to push. There is no default at account level.
+             * @example gateway_dns
              * @enum {string}
              */
-            dataset?: "http_requests" | "firewall_events" | "dns_logs" | "nel_reports" | "spectrum_events" | "page_shield_events" | "workers_trace_events";
+            dataset: "access_requests" | "audit_logs" | "audit_logs_v2" | "biso_user_actions" | "casb_findings" | "device_posture_results" | "dex_application_tests" | "dex_device_state_events" | "dlp_forensic_copies" | "dns_firewall_logs" | "email_security_alerts" | "gateway_dns" | "gateway_http" | "gateway_network" | "ipsec_logs" | "magic_ids_detections" | "network_analytics_logs" | "sinkhole_http_logs" | "ssh_logs" | "warp_config_changes" | "warp_toggle_changes" | "workers_trace_events" | "zero_trust_network_sessions";
             /**
              * @description Field selection and timestamp format, as a query string.
-             * @example fields=ClientIP,ClientRequestHost,EdgeResponseStatus,RequestHeaders,Cookies&timestamps=rfc3339
+             * @example fields=Datetime,QueryName,ResolverDecision&timestamps=rfc3339
              */
             logpull_options?: string | null;
             /** @description Ownership challenge token proving control of the destination. */
@@ -2113,6 +2188,44 @@ export interface components {
                 /** @example 1 */
                 id: number;
             };
+        };
+        /**
+         * @description A new log push job. `logpull_options` has the query-string form
+         *     `fields=<comma separated field names>&timestamps=rfc3339`; add `Cookies`, `RequestHeaders`
+         *     and/or `ResponseHeaders` to the fields to include the zone's custom fields (dataset
+         *     `http_requests` only).
+         */
+        LogpushJobCreate: {
+            /**
+             * @description Human name of the job (letters, digits, `-` and `.`); a domain name is a good choice.
+             * @example example.com
+             */
+            name?: string;
+            /**
+             * @description Destination URL with its query parameters, such as a storage path with a region parameter.
+             * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
+             */
+            destination_conf: string;
+            /**
+             * @description Dataset to push. `http_requests` is the one that carries custom fields.
+             * @default http_requests
+             * @enum {string}
+             */
+            dataset?: "http_requests" | "firewall_events" | "dns_logs" | "nel_reports" | "spectrum_events" | "page_shield_events" | "workers_trace_events";
+            /**
+             * @description Field selection and timestamp format, as a query string.
+             * @example fields=ClientIP,ClientRequestHost,EdgeResponseStatus,RequestHeaders,Cookies&timestamps=rfc3339
+             */
+            logpull_options?: string | null;
+            /** @description Ownership challenge token proving control of the destination. */
+            ownership_challenge?: string;
+            /** @default false */
+            enabled?: boolean;
+            /**
+             * @default high
+             * @enum {string}
+             */
+            frequency?: "high" | "low";
         };
         /** @description A valid expression; nothing changes. */
         FilterValidationSuccessEnvelope: components["schemas"]["Envelope"] & {
@@ -4368,6 +4481,178 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["RulesetVersion"];
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listAccountLogpushJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's jobs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogpushJobListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createAccountLogpushJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountLogpushJobCreate"];
+            };
+        };
+        responses: {
+            /** @description The created job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogpushJobEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getAccountLogpushJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Log push job identifier (an integer).
+                 * @example 1
+                 */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogpushJobEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    updateAccountLogpushJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Log push job identifier (an integer).
+                 * @example 1
+                 */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LogpushJobUpdate"];
+            };
+        };
+        responses: {
+            /** @description The updated job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogpushJobEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteAccountLogpushJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Log push job identifier (an integer).
+                 * @example 1
+                 */
+                job_id: components["parameters"]["JobId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The id of the deleted job. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogpushJobDeletedEnvelope"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];

@@ -5,7 +5,7 @@ import type { DialectTraits } from './dialect';
 import { accountRepository } from './repositories/accounts';
 import { certificatePackRepository } from './repositories/certificate-packs';
 import { invitationRepository } from './repositories/invitations';
-import { logpushJobRepository } from './repositories/logpush-jobs';
+import { ACCOUNT_JOBS, logpushJobRepository, ZONE_JOBS } from './repositories/logpush-jobs';
 import { rulesetRepository } from './repositories/rulesets';
 import { userRepository } from './repositories/users';
 import { wafRepository } from './repositories/waf';
@@ -100,6 +100,7 @@ function repositories(executor: Executor): Repositories {
     waf: wafRepository(executor),
     certificatePacks: certificatePackRepository(executor),
     rulesets: rulesetRepository(executor),
-    logpushJobs: logpushJobRepository(executor),
+    logpushJobs: logpushJobRepository(executor, ZONE_JOBS),
+    accountLogpushJobs: logpushJobRepository(executor, ACCOUNT_JOBS),
   };
 }

@@ -173,15 +173,16 @@ export interface RulesetRepository {
   deleteVersion(scope: RulesetScope, id: string, version: string): Promise<void>;
 }
 
+/** The jobs of one zone or one account (`ownerId`), as the repository's scope says. */
 export interface LogpushJobRepository {
-  get(zoneId: string, id: number): Promise<LogpushJob | null>;
-  /** Jobs of a zone, oldest first. */
-  list(zoneId: string): Promise<LogpushJob[]>;
-  /** Ids come from a database sequence: increasing integers, never reused. */
-  create(zoneId: string, input: LogpushJobInput): Promise<LogpushJob>;
-  update(zoneId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
-  /** Throws NotFoundError when the zone has no such job. */
-  delete(zoneId: string, id: number): Promise<void>;
+  get(ownerId: string, id: number): Promise<LogpushJob | null>;
+  /** Jobs of the owner, oldest first. */
+  list(ownerId: string): Promise<LogpushJob[]>;
+  /** Ids come from one database sequence for zone and account jobs: increasing integers, never reused. */
+  create(ownerId: string, input: LogpushJobInput): Promise<LogpushJob>;
+  update(ownerId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
+  /** Throws NotFoundError when the owner has no such job. */
+  delete(ownerId: string, id: number): Promise<void>;
 }
 
 export interface Repositories {
@@ -192,7 +193,10 @@ export interface Repositories {
   readonly waf: WafRepository;
   readonly certificatePacks: CertificatePackRepository;
   readonly rulesets: RulesetRepository;
+  /** Jobs of zones (owner: a zone id). */
   readonly logpushJobs: LogpushJobRepository;
+  /** Jobs of accounts (owner: an account id); zone jobs are not among them. */
+  readonly accountLogpushJobs: LogpushJobRepository;
 }
 
 export interface Store extends Repositories {

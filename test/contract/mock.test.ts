@@ -195,6 +195,18 @@ const calls: Record<string, () => Promise<unknown>> = {
   updateLogpushJob: () =>
     unwrap(api.PUT('/zones/{zone_id}/logpush/jobs/{job_id}', { params: { path: { zone_id: zone, job_id: 1 } }, body: { enabled: true } })),
   deleteLogpushJob: () => unwrap(api.DELETE('/zones/{zone_id}/logpush/jobs/{job_id}', { params: { path: { zone_id: zone, job_id: 1 } } })),
+  listAccountLogpushJobs: () => unwrap(api.GET('/accounts/{account_id}/logpush/jobs', { params: { path: { account_id: account } } })),
+  createAccountLogpushJob: () =>
+    unwrap(
+      api.POST('/accounts/{account_id}/logpush/jobs', {
+        params: { path: { account_id: account } },
+        body: { destination_conf: 's3://logs-bucket/gateway_dns/{DATE}?region=us-east-1', dataset: 'gateway_dns' },
+      }),
+    ),
+  getAccountLogpushJob: () => unwrap(api.GET('/accounts/{account_id}/logpush/jobs/{job_id}', { params: { path: { account_id: account, job_id: 3 } } })),
+  updateAccountLogpushJob: () =>
+    unwrap(api.PUT('/accounts/{account_id}/logpush/jobs/{job_id}', { params: { path: { account_id: account, job_id: 3 } }, body: { enabled: true } })),
+  deleteAccountLogpushJob: () => unwrap(api.DELETE('/accounts/{account_id}/logpush/jobs/{job_id}', { params: { path: { account_id: account, job_id: 3 } } })),
   simulateZoneRequest: () =>
     unwrap(
       api.POST('/zones/{zone_id}/simulate', {
@@ -239,7 +251,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(59);
+    expect(operations).toHaveLength(64);
   });
 
   for (const op of operations) {

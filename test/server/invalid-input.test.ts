@@ -121,6 +121,8 @@ interface ProZoneIds {
   accountScratch: string;
   accountVersioned: string;
   accountRule: string;
+  /** An account log push job the sweep reads, updates and deletes. */
+  accountJob: number;
 }
 
 function validRequests(pro: ProZoneIds): ValidRequests {
@@ -208,6 +210,14 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     getLogpushJob: { params: { zone_id, job_id: 1 } },
     updateLogpushJob: { params: { zone_id, job_id: 1 }, body: { enabled: true, logpull_options: 'fields=ClientIP,RequestHeaders&timestamps=rfc3339' } },
     deleteLogpushJob: { params: { zone_id, job_id: 1 } },
+    listAccountLogpushJobs: { params: { account_id: ids.account } },
+    createAccountLogpushJob: {
+      params: { account_id: ids.account },
+      body: { name: 'gateway-dns', destination_conf: 's3://logs/gateway_dns/{DATE}?region=us-east-1', dataset: 'gateway_dns', logpull_options: 'fields=Datetime,QueryName&timestamps=rfc3339' },
+    },
+    getAccountLogpushJob: { params: { account_id: ids.account, job_id: pro.accountJob } },
+    updateAccountLogpushJob: { params: { account_id: ids.account, job_id: pro.accountJob }, body: { enabled: true, logpull_options: 'fields=Datetime,QueryName,SrcIP' } },
+    deleteAccountLogpushJob: { params: { account_id: ids.account, job_id: pro.accountJob } },
     validateFilterExpressionByQuery: { params: {}, query: { expression: 'ip.src in {192.0.2.0/24}' } },
     validateFilterExpression: { params: {}, body: { expression: 'http.request.uri.path contains "/admin"' } },
     getWafMigrationCheck: { params: { zone_id: ids.enterpriseZone }, query: { phase_two: '1' } },
@@ -726,6 +736,7 @@ beforeAll(async () => {
   const versioned = await server.store.rulesets.create({ account_id: ids.account }, { name: 'Versioned', kind: 'custom', phase: 'http_request_firewall_custom', rules: [block('/c')] });
   await server.store.rulesets.addRule({ account_id: ids.account }, versioned.id, block('/d'));
   await server.store.rulesets.putEntryPoint({ account_id: ids.account }, 'http_request_firewall_custom', { rules: [block('/e')] });
+  const accountJob = await server.store.accountLogpushJobs.create(ids.account, { dataset: 'audit_logs', destination_conf: 's3://logs/audit?region=eu' });
   valid = validRequests({
     managedEntryPoint: managed.id,
     owaspExecuteRule: owaspRule!.id!,
@@ -736,6 +747,7 @@ beforeAll(async () => {
     accountScratch: accountScratch.id,
     accountVersioned: versioned.id,
     accountRule: versioned.rules[0]!.id,
+    accountJob: accountJob.id,
   });
   for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
 });
@@ -747,7 +759,7 @@ afterAll(async () => {
 describe('the document', () => {
   it('has the operations this sweep was written against, each with a valid request', () => {
     // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
-    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '' };
+    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '', accountJob: 0 };
     const known = Object.keys(validRequests(blank)).sort();
     expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
   });

@@ -1,4 +1,5 @@
 import type { Handlers } from '../http/operations';
+import { accountLogpushHandlers } from './account-logpush';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
 import { logpushHandlers } from './logpush';
@@ -20,6 +21,7 @@ export const handlers: Handlers = {
   ...rulesetEditHandlers,
   ...rulesetVersionHandlers,
   ...logpushHandlers,
+  ...accountLogpushHandlers,
   ...filterHandlers,
   ...wafMigrationHandlers,
   ...previousWafHandlers,

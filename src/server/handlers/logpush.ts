@@ -1,14 +1,8 @@
-import type { components } from '../../../generated/api';
-import type { LogpushJob } from '../../store';
 import { notFound } from '../http/errors';
 import type { Handlers } from '../http/operations';
 import { checkJobFields } from '../logpush/job-checks';
+import { toApiJob, updateJob } from '../logpush/job-updates';
 import { requireZone } from './access';
-
-/** A job as the API shows it: without what only the store keeps. */
-function toApiJob({ kind: _kind, created_on: _created, ...job }: LogpushJob): components['schemas']['LogpushJob'] {
-  return job;
-}
 
 export const logpushHandlers: Pick<Handlers, 'createLogpushJob' | 'listLogpushJobs' | 'getLogpushJob' | 'updateLogpushJob' | 'deleteLogpushJob'> = {
   async createLogpushJob(context) {
@@ -33,14 +27,7 @@ export const logpushHandlers: Pick<Handlers, 'createLogpushJob' | 'listLogpushJo
 
   async updateLogpushJob(context) {
     const zone = await requireZone(context, context.params.zone_id);
-    const { job_id } = context.params;
-    const { ownership_challenge: _challenge, ...patch } = context.body;
-    const job = await context.store.transaction(async (tx) => {
-      const current = await tx.logpushJobs.get(zone.id, job_id);
-      if (!current) throw notFound(context.path);
-      checkJobFields(patch, current.dataset);
-      return tx.logpushJobs.update(zone.id, job_id, patch);
-    });
+    const job = await updateJob(context.store, (tx) => tx.logpushJobs, zone.id, context.params.job_id, context.body, context.path);
     return { result: toApiJob(job) };
   },
 

@@ -5,37 +5,45 @@ import type { LogpushJobsTable } from '../schema/tables';
 import { lockingExecutor, type Executor, type ReadContext } from '../session';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
-import { zoneLock } from '../write-locks';
+import { accountLock, zoneLock } from '../write-locks';
 
 /** Name of the database counter that hands out job ids. */
 export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
 
-export function logpushJobRepository(executor: Executor): LogpushJobRepository {
-  /** Everything here belongs to one zone: a write transaction locks the zone first. */
-  const ofZone = (zoneId: string) => lockingExecutor(executor, zoneLock(zoneId));
-  return {
-    get: (zoneId, id) => ofZone(zoneId).readStatement(({ db }) => findJob(db, zoneId, id)),
+/** Where a job's owner is: the zone or account column of the job, and the table of owners. */
+export type JobOwner = { column: 'zone_id'; table: 'zones'; kind: 'zone' } | { column: 'account_id'; table: 'accounts'; kind: 'account' };
 
-    list: (zoneId) =>
-      ofZone(zoneId).read(async ({ db }) => {
+export const ZONE_JOBS: JobOwner = { column: 'zone_id', table: 'zones', kind: 'zone' };
+export const ACCOUNT_JOBS: JobOwner = { column: 'account_id', table: 'accounts', kind: 'account' };
+
+/** The jobs of one kind of owner (zones or accounts); the other kind's jobs are invisible to it. */
+export function logpushJobRepository(executor: Executor, owner: JobOwner): LogpushJobRepository {
+  /** Everything here belongs to one zone or account: a write transaction locks that owner first. */
+  const ofOwner = (ownerId: string) => lockingExecutor(executor, owner.kind === 'zone' ? zoneLock(ownerId) : accountLock(ownerId));
+  return {
+    get: (ownerId, id) => ofOwner(ownerId).readStatement(({ db }) => findJob(db, owner, ownerId, id)),
+
+    list: (ownerId) =>
+      ofOwner(ownerId).read(async ({ db }) => {
         const rows = await db
           .selectFrom('logpush_jobs')
           .selectAll()
-          .where('zone_id', '=', zoneId)
+          .where(owner.column, '=', ownerId)
           .orderBy('id')
           .execute();
         return rows.map(toJob);
       }),
 
-    create: (zoneId, input) =>
-      ofZone(zoneId).write(async (ctx) => {
-        const zone = await ctx.db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
-        if (zone === undefined) {
-          throw new NotFoundError('zone', zoneId);
+    create: (ownerId, input) =>
+      ofOwner(ownerId).write(async (ctx) => {
+        const found = await ctx.db.selectFrom(owner.table).select('id').where('id', '=', ownerId).executeTakeFirst();
+        if (found === undefined) {
+          throw new NotFoundError(owner.kind, ownerId);
         }
         const row: Selectable<LogpushJobsTable> = {
             id: await ctx.dialect.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
-            zone_id: zoneId,
+            zone_id: owner.column === 'zone_id' ? ownerId : null,
+            account_id: owner.column === 'account_id' ? ownerId : null,
             name: input.name ?? null,
             dataset: input.dataset,
             destination_conf: input.destination_conf,
@@ -52,9 +60,9 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
         return toJob(row);
       }),
 
-    update: (zoneId, id, patch) =>
-      ofZone(zoneId).write(async (ctx) => {
-        const current = await findJob(ctx.db, zoneId, id);
+    update: (ownerId, id, patch) =>
+      ofOwner(ownerId).write(async (ctx) => {
+        const current = await findJob(ctx.db, owner, ownerId, id);
         if (current === null) {
           throw new NotFoundError('logpush_job', String(id));
         }
@@ -77,16 +85,16 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
             frequency: updated.frequency,
             kind: updated.kind,
           })
-          .where('zone_id', '=', zoneId)
+          .where(owner.column, '=', ownerId)
           .where('id', '=', id)
           .execute();
         return updated;
       }),
 
-    delete: (zoneId, id) =>
-      ofZone(zoneId).write(async (ctx) => {
+    delete: (ownerId, id) =>
+      ofOwner(ownerId).write(async (ctx) => {
         const deleted = Number.isSafeInteger(id)
-          ? await ctx.db.deleteFrom('logpush_jobs').where('zone_id', '=', zoneId).where('id', '=', id).executeTakeFirst()
+          ? await ctx.db.deleteFrom('logpush_jobs').where(owner.column, '=', ownerId).where('id', '=', id).executeTakeFirst()
           : undefined;
         if (deleted === undefined || deleted.numDeletedRows === 0n) {
           throw new NotFoundError('logpush_job', String(id));
@@ -95,14 +103,14 @@ export function logpushJobRepository(executor: Executor): LogpushJobRepository {
   };
 }
 
-async function findJob(db: ReadContext['db'], zoneId: string, id: number): Promise<LogpushJob | null> {
+async function findJob(db: ReadContext['db'], owner: JobOwner, ownerId: string, id: number): Promise<LogpushJob | null> {
   if (!Number.isSafeInteger(id)) {
     return null;
   }
   const row = await db
     .selectFrom('logpush_jobs')
     .selectAll()
-    .where('zone_id', '=', zoneId)
+    .where(owner.column, '=', ownerId)
     .where('id', '=', id)
     .executeTakeFirst();
   return row === undefined ? null : toJob(row);

@@ -2,6 +2,7 @@ import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { SchemaTooNewError } from '../errors';
 import { initialSchema } from './0001-initial';
 import { counterSequences } from './0002-counter-sequences';
+import { accountLogpushJobs } from './0003-account-logpush-jobs';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -10,6 +11,7 @@ import { counterSequences } from './0002-counter-sequences';
 const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initialSchema,
   '0002_counter_sequences': counterSequences,
+  '0003_account_logpush_jobs': accountLogpushJobs,
 };
 
 const MIGRATION_TABLE = 'store_migration';

@@ -197,9 +197,11 @@ export interface RulesetVersionsTable {
   snapshot: JsonText;
 }
 
+/** A job belongs to exactly one zone or one account. */
 export interface LogpushJobsTable {
   id: number;
-  zone_id: string;
+  zone_id: string | null;
+  account_id: string | null;
   name: string | null;
   dataset: string;
   destination_conf: string;

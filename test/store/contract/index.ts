@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe } from 'vitest';
 import type { StoreHarness } from '../helpers/harness';
+import { accountLogpushJobsContract } from './account-logpush-jobs';
 import { accountsAndUsersContract } from './accounts-users';
 import { certificatePacksContract } from './certificate-packs';
 import { logpushJobsContract } from './logpush-jobs';
@@ -34,6 +35,7 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     rulesetsContract(current);
     rulesetEditsContract(current);
     logpushJobsContract(current);
+    accountLogpushJobsContract(current);
     zoneListAndJobDeletionContract(current);
     transactionsContract(current);
   });
