@@ -10,6 +10,7 @@ import {
   startS3Server,
 } from '../src/s3';
 import { DEFAULT_DATA_DIR } from '../src/worker';
+import { stopOnSignals } from './stop-on-signals';
 
 const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]...
 
@@ -89,24 +90,7 @@ async function main(): Promise<void> {
     process.stderr.write(`cannot start the S3 endpoint:\n${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof S3ConfigError ? EXIT_USAGE : EXIT_FAILURE);
   }
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`Stopping (${signal})\n`);
-    server.close().then(
-      () => {
-        process.stdout.write('Stopped\n');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        process.stderr.write(`unclean stop: ${String(error)}\n`);
-        process.exit(EXIT_FAILURE);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  stopOnSignals(() => server.close());
 }
 
 await main();

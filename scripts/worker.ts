@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { BucketCatalogueError } from '../src/bucket';
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, WorkerConfigError, WorkerStartError } from '../src/worker';
+import { stopOnSignals } from './stop-on-signals';
 
 const USAGE = `Usage: npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]
 
@@ -15,7 +16,6 @@ beside the configuration. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
-const STOP_TIMEOUT_MS = 10_000;
 
 function usageError(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
@@ -66,28 +66,7 @@ async function main(): Promise<void> {
   lines.push(`Ready on ${worker.url} (pid ${process.pid})`);
   process.stdout.write(`${lines.join('\n')}\n`);
 
-  let stopping = false;
-  const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`Stopping (${signal})\n`);
-    setTimeout(() => {
-      process.stderr.write(`still busy after ${STOP_TIMEOUT_MS / 1000} s; exiting anyway\n`);
-      process.exit(EXIT_FAILURE);
-    }, STOP_TIMEOUT_MS).unref();
-    worker.close().then(
-      () => {
-        process.stdout.write('Stopped\n');
-        process.exit(0);
-      },
-      (error: unknown) => {
-        process.stderr.write(`unclean stop: ${String(error)}\n`);
-        process.exit(EXIT_FAILURE);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  stopOnSignals(() => worker.close());
 }
 
 await main();
