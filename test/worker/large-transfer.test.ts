@@ -1,4 +1,4 @@
-// A 64 MiB object through the reference worker, up and down, streamed: the bytes arrive intact
+// A 256 MiB object through the reference worker, up and down, streamed: the bytes arrive intact
 // and the host's memory never holds the object whole.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, expect, test, vi } from 'vitest';
@@ -10,13 +10,14 @@ vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_T
 
 const SECRET = 'large-transfer-secret';
 const MiB = 1024 * 1024;
-const SIZE = 64 * MiB;
+const SIZE = 256 * MiB;
 const CHUNK = MiB;
 /**
- * Half the object's size: a host that buffered the upload or the download whole would grow by
- * at least 64 MiB. (Streaming, it grows by about 15 MiB once warm.)
+ * A host that buffered the upload or the download whole would grow by at least the object's
+ * 256 MiB. Streaming, it grows by what the collector has not reclaimed yet: 15-58 MiB seen on
+ * Node 24, whose V8 lets up to about 64 MiB of freed buffers wait for the next collection.
  */
-const MEMORY_BOUND = 32 * MiB;
+const MEMORY_BOUND = 96 * MiB;
 
 let host: Host;
 beforeAll(async () => {
@@ -37,7 +38,7 @@ async function warmUp(): Promise<void> {
   }
 }
 
-test('64 MiB streamed up and down, intact, without the host holding it whole', async () => {
+test('256 MiB streamed up and down, intact, without the host holding it whole', async () => {
   await warmUp();
   const sent = createHash('sha256');
   let index = 0;
