@@ -10,14 +10,28 @@ afterEach(() => {
   for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
 });
 
-const SIZE = 256 * 1024 * 1024;
-const MEMORY_CEILING = 150 * 1024 * 1024;
+const MiB = 1024 * 1024;
+const SIZE = 256 * MiB;
+/**
+ * Half the object: a process that held it whole would grow by at least 256 MiB. Streaming, it
+ * grows by the buffers the collector has not reclaimed yet (Node 24's V8 lets up to about 64 MiB
+ * of them wait). Measured from the process's memory once loaded, not from zero: the runtime and
+ * the TypeScript loader alone take 100 MiB or more, depending on the Node line.
+ */
+const GROWTH_CEILING = 128 * MiB;
 
-test('writing and reading a 256 MiB object keeps the process under 150 MiB', async () => {
+test('writing and reading a 256 MiB object grows the process by less than half of it', async () => {
   const [line] = await runChild('round-trip', temporaryDirectory(directories), String(SIZE));
-  const report = JSON.parse(line!) as { sent: string; stored: string; read: string; size: number; maxRssBytes: number };
+  const report = JSON.parse(line!) as {
+    sent: string;
+    stored: string;
+    read: string;
+    size: number;
+    baselineRssBytes: number;
+    maxRssBytes: number;
+  };
   expect(report.size).toBe(SIZE);
   expect(report.stored).toBe(report.sent);
   expect(report.read).toBe(report.sent);
-  expect(report.maxRssBytes).toBeLessThan(MEMORY_CEILING);
+  expect(report.maxRssBytes - report.baselineRssBytes).toBeLessThan(GROWTH_CEILING);
 }, 60_000);
