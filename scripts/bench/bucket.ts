@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createBucket, MemoryEngine, type OpenBucket } from '../../src/bucket';
+import { pool, rawFilePairs, round, seconds } from './support/measure';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -58,19 +59,7 @@ function workspace(): Workspace {
 
 /** Flushes every dirty page of the system, so the next timed write starts from a quiet disk. */
 const settle = () => execFileSync('sync');
-const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
-const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits });
 const verdict = (met: boolean) => (met ? 'target met' : 'TARGET MISSED');
-
-/** Runs `task(i)` for i in 0..count-1 with at most `concurrency` in flight. */
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
 
 /** Tracks the peak resident memory while an operation runs (sampling costs a system call). */
 function rssPeak() {
@@ -90,20 +79,6 @@ function rssPeak() {
 
 // ---- small objects -------------------------------------------------------------------------
 
-async function smallRaw(directory: string, payload: Buffer): Promise<number> {
-  fs.mkdirSync(directory, { recursive: true });
-  const start = process.hrtime.bigint();
-  await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
-    const path = join(directory, `f${i}`);
-    const file = await fs.promises.open(path, 'w');
-    await file.write(payload);
-    await file.datasync();
-    await file.close();
-    await fs.promises.readFile(path);
-  });
-  return SMALL_PAIRS / seconds(start);
-}
-
 async function smallBucket(bucket: OpenBucket, payload: Buffer): Promise<number> {
   const start = process.hrtime.bigint();
   await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
@@ -122,7 +97,7 @@ async function benchSmall(space: Workspace): Promise<void> {
   for (let i = 0; i < SMALL_ROUNDS; i++) {
     const rawDirectory = join(space.root, 'small-raw');
     settle();
-    best.raw = Math.max(best.raw, await smallRaw(rawDirectory, payload));
+    best.raw = Math.max(best.raw, await rawFilePairs(rawDirectory, payload, SMALL_PAIRS, SMALL_CONCURRENCY));
     fs.rmSync(rawDirectory, { recursive: true, force: true });
     for (const kind of ['memory', 'disk'] as const) {
       const bucket = space.open(kind);

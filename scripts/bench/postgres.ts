@@ -24,7 +24,7 @@ import { MAIN_ACCOUNT_ID, ZONE_IDS } from '../../fixtures/generator/zones';
 import { instanceToken, startInstance, type Instance } from '../../test/scale/instances';
 import { startPostgres, type PostgresCluster } from '../../test/support/postgres';
 import autocannon from 'autocannon';
-import { requestHeaders } from './request-headers';
+import { requestHeaders } from './support/request-headers';
 
 type CannonRequest = autocannon.Request;
 type CannonResult = autocannon.Result;

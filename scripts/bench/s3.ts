@@ -16,6 +16,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BucketCatalogue, type OpenBucket } from '../../src/bucket';
 import { memoryField, resetPeakMemory } from '../../test/support/process-memory';
+import { pool, rawFilePairs, round, seconds } from './support/measure';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -33,17 +34,6 @@ const KEY_ID = 'BENCHKEY';
 const SECRET = 'benchmark-secret-key';
 const SCRIPT = fileURLToPath(new URL('../s3.ts', import.meta.url));
 
-const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
-const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits });
-
-async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await task(next++);
-    }),
-  );
-}
 
 /** `npm run s3` in a child process; resolves with its URL and pid once it is ready. */
 async function startEndpoint(dataDir: string) {
@@ -69,20 +59,6 @@ async function startEndpoint(dataDir: string) {
         child.kill('SIGTERM');
       }),
   };
-}
-
-async function smallRaw(directory: string, payload: Buffer): Promise<number> {
-  fs.mkdirSync(directory, { recursive: true });
-  const start = process.hrtime.bigint();
-  await pool(SMALL_PAIRS, SMALL_CONCURRENCY, async (i) => {
-    const path = join(directory, `f${i}`);
-    const file = await fs.promises.open(path, 'w');
-    await file.write(payload);
-    await file.datasync();
-    await file.close();
-    await fs.promises.readFile(path);
-  });
-  return SMALL_PAIRS / seconds(start);
 }
 
 async function smallBinding(bucket: OpenBucket, payload: Buffer, round: number): Promise<number> {
@@ -115,7 +91,7 @@ async function benchSmall(root: string, s3: S3Client, bucket: OpenBucket): Promi
   await smallS3(s3, payload, -1);
   for (let i = 0; i < SMALL_ROUNDS; i++) {
     const rawDirectory = join(root, 'small-raw');
-    best.raw = Math.max(best.raw, await smallRaw(rawDirectory, payload));
+    best.raw = Math.max(best.raw, await rawFilePairs(rawDirectory, payload, SMALL_PAIRS, SMALL_CONCURRENCY));
     fs.rmSync(rawDirectory, { recursive: true, force: true });
     best.binding = Math.max(best.binding, await smallBinding(bucket, payload, i));
     best.s3 = Math.max(best.s3, await smallS3(s3, payload, i));

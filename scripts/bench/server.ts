@@ -35,7 +35,7 @@ import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
 import { memoryField } from '../../test/support/process-memory';
 import { bin, quietEnv, root } from '../tools';
-import { requestHeaders } from './request-headers';
+import { requestHeaders } from './support/request-headers';
 
 type CannonRequest = autocannon.Request;
 type CannonResult = autocannon.Result;

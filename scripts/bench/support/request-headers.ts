@@ -1,3 +1,4 @@
+// Helpers of the benchmarks (not benchmarks themselves: `npm run bench` runs only the files one level up).
 import type { Request as CannonRequest } from 'autocannon';
 
 /** An autocannon request's headers (whose values may be undefined) as fetch headers, with credentials. */
