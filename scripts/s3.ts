@@ -73,10 +73,11 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  let server;
   try {
     const accessKeys = loadAccessKeys(process.env, args.credentials);
-    server = await startS3Server({ ...args, accessKeys });
+    const server = await startS3Server({ ...args, accessKeys });
+    // Stoppable before it says it is ready: a signal sent on seeing the line finds the handler.
+    stopOnSignals(() => server.close());
     process.stdout.write(
       [
         `S3 endpoint for the buckets of ${args.dataDir}`,
@@ -90,7 +91,6 @@ async function main(): Promise<void> {
     process.stderr.write(`cannot start the S3 endpoint:\n${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(error instanceof S3ConfigError ? EXIT_USAGE : EXIT_FAILURE);
   }
-  stopOnSignals(() => server.close());
 }
 
 await main();

@@ -64,9 +64,9 @@ async function main(): Promise<void> {
   const lines = [`Worker ${config.name ?? '(unnamed)'}: ${config.main}`, ...worker.summary.map((line) => `  ${line}`)];
   if (config.ignoredKeys.length > 0) lines.push(`Ignored deployment settings: ${config.ignoredKeys.join(', ')}`);
   lines.push(`Ready on ${worker.url} (pid ${process.pid})`);
-  process.stdout.write(`${lines.join('\n')}\n`);
-
+  // Stoppable before it says it is ready: a signal sent on seeing the line finds the handler.
   stopOnSignals(() => worker.close());
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 await main();

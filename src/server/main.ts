@@ -39,9 +39,6 @@ async function main(): Promise<void> {
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
   logger.info({ url, ...where }, 'ready');
-  // Whatever the log level, one plain line says where the server listens (PORT=0 picks a free
-  // port) and which process to signal, as the worker host does.
-  process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -61,6 +58,10 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Whatever the log level, one plain line says where the server listens (PORT=0 picks a free
+  // port) and which process to signal, as the worker host does; printed once a signal finds
+  // its handler.
+  process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
 }
 
 function openStore(config: ServerConfig): Promise<Store> {
