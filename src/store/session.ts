@@ -5,6 +5,7 @@ import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
 import type { Database } from './schema/tables';
+import { SeededRows } from './seeded-rows';
 import { deepFreeze, RulesetSnapshots } from './snapshot-cache';
 import type { Ruleset } from './types';
 
@@ -19,10 +20,11 @@ export interface Environment {
   /** Marks the async work running inside one of this store's transactions. */
   readonly inTransaction: AsyncLocalStorage<true>;
   readonly snapshots: RulesetSnapshots;
+  readonly seeded: SeededRows;
 }
 
 export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: DialectTraits): Environment {
-  return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots() };
+  return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots(), seeded: new SeededRows() };
 }
 
 /** What a read sees: a database handle, and a way to remember which ruleset versions it read. */
@@ -30,6 +32,8 @@ export interface ReadContext {
   readonly db: Kysely<Database>;
   noteRulesetVersion(id: string, version: number): void;
   readonly snapshots: RulesetSnapshots;
+  /** Accounts and zones, which only seeding writes. */
+  readonly seeded: SeededRows;
   /** False in a write transaction, whose own changes are not committed (nor final) yet. */
   readonly committedOnly: boolean;
   /** Whether this transaction wrote to the ruleset (what it reads of it is then not committed). */
@@ -61,6 +65,7 @@ export class WriteContext implements ReadContext {
     readonly dialect: DialectTraits,
     clock: Clock,
     readonly snapshots: RulesetSnapshots,
+    readonly seeded: SeededRows,
   ) {
     this.now = formatTimestamp(clock.nowMicros());
   }
@@ -115,6 +120,11 @@ export class WriteContext implements ReadContext {
 
   wroteRuleset(id: string): boolean {
     return this.#claimed.has(id);
+  }
+
+  /** The version this transaction moved the ruleset to, if it wrote it. */
+  claimedVersion(id: string): number | undefined {
+    return this.#claimed.get(id);
   }
 
   /** A ruleset this transaction created is at its first version: later writes must not bump it. */
@@ -180,7 +190,7 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
       let committed: WriteContext | undefined;
       const result = await env.inTransaction.run(true, () =>
         env.db.transaction().execute(async (trx) => {
-          const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots);
+          const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots, env.seeded);
           const value = await work(ctx);
           await ctx.finish();
           committed = ctx;
@@ -211,6 +221,7 @@ export function standaloneExecutor(env: Environment): Executor {
     db: env.db,
     noteRulesetVersion: () => undefined,
     snapshots: env.snapshots,
+    seeded: env.seeded,
     committedOnly: true,
     wroteRuleset: () => false,
     lock: async () => false,

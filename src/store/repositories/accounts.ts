@@ -12,9 +12,11 @@ const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 export function accountRepository(executor: Executor): AccountRepository {
   return {
     get: (id) =>
-      executor.readStatement(async ({ db }) => {
+      executor.readStatement(async ({ db, seeded }) => {
+        const known = seeded.account(id);
+        if (known) return known;
         const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-        return row === undefined ? null : toAccount(row);
+        return row === undefined ? null : seeded.rememberAccount(toAccount(row));
       }),
 
     list: (request) =>

@@ -118,22 +118,30 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         if (ruleRow === undefined) {
           throw new NotFoundError('rule', ruleId);
         }
+        const base = rulesetAsRead(ctx, row);
         ctx.forgetRuleset(rulesetId);
         await claim(ctx, row, options);
         const before = fieldsOf(ruleRow);
         const after = applyPatch(before, patch);
+        let stored = ruleRow;
         if (!sameFields(before, after)) {
+          stored = { ...ruleRow, ...fieldColumns(after), version: ruleRow.version + 1, last_updated: ctx.now };
           await ctx.db
             .updateTable('rules')
-            .set({ ...fieldColumns(after), version: ruleRow.version + 1, last_updated: ctx.now })
+            .set({ ...fieldColumns(after), version: stored.version, last_updated: stored.last_updated })
             .where('ruleset_id', '=', rulesetId)
             .where('id', '=', ruleId)
             .execute();
         }
-        if (options?.position !== undefined) {
-          await moveRule(ctx, rulesetId, ruleId, options.position);
+        if (options?.position !== undefined || base === undefined || !base.rules.some((rule) => rule.id === ruleId)) {
+          if (options?.position !== undefined) await moveRule(ctx, rulesetId, ruleId, options.position);
+          return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
         }
-        return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
+        // Nothing else of the ruleset changed: the answer is the version read plus this rule, as a
+        // read back would give it (same row decoding), without reading every rule again.
+        const summary = toSummary({ ...row, version: ctx.claimedVersion(rulesetId)!, last_updated: ctx.now });
+        const changed = toRule(stored);
+        return ctx.rememberRuleset({ ...summary, rules: base.rules.map((rule) => (rule.id === ruleId ? changed : rule)) });
       }),
 
     addRule: (scope, rulesetId, input, options) =>
@@ -279,6 +287,15 @@ async function lockedRow(
   const row = await find(ctx.db);
   const owner = row === undefined ? null : ownerLock(row);
   return owner !== null && (await ctx.lock(owner)) ? find(ctx.db) : row;
+}
+
+/**
+ * The ruleset at the row's version as this transaction knows it without a read: as it last
+ * wrote it, or (not written yet) the committed version from the snapshot cache, which the row
+ * read under the owner's lock names. Undefined when neither is at hand.
+ */
+function rulesetAsRead(ctx: WriteContext, row: RulesetRow): Ruleset | undefined {
+  return ctx.wroteRuleset(row.id) ? ctx.writtenRuleset(row.id) : ctx.snapshots.get(row.id, row.version);
 }
 
 /** A read inside a transaction remembers the version it saw: a later write there compares against it. */

@@ -11,9 +11,11 @@ type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
     get: (id) =>
-      executor.readStatement(async ({ db }) => {
+      executor.readStatement(async ({ db, seeded }) => {
+        const known = seeded.zone(id);
+        if (known) return known;
         const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
-        return row === undefined ? null : toZone(row);
+        return row === undefined ? null : seeded.rememberZone(toZone(row));
       }),
 
     list: (filter, request) =>
