@@ -5,6 +5,7 @@ import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
 import type { Database } from './schema/tables';
+import { preparedQuery } from './prepared-query';
 import { SeededRows } from './seeded-rows';
 import { deepFreeze, RulesetSnapshots } from './snapshot-cache';
 import type { Ruleset } from './types';
@@ -26,6 +27,11 @@ export interface Environment {
 export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: DialectTraits): Environment {
   return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots(), seeded: new SeededRows() };
 }
+
+/** The version compare-and-set of claimRuleset, prepared once. */
+const bumpVersion = preparedQuery((db, id: string, current: number, next: number, now: string) =>
+  db.updateTable('rulesets').set({ version: next, last_updated: now }).where('id', '=', id).where('version', '=', current),
+);
 
 /** What a read sees: a database handle, and a way to remember which ruleset versions it read. */
 export interface ReadContext {
@@ -104,13 +110,8 @@ export class WriteContext implements ReadContext {
     if (basis !== current) {
       throw new ConcurrentWriteError(`ruleset ${id} changed from version ${basis} to ${current} during the write`);
     }
-    const result = await this.db
-      .updateTable('rulesets')
-      .set({ version: current + 1, last_updated: this.now })
-      .where('id', '=', id)
-      .where('version', '=', current)
-      .executeTakeFirst();
-    if (result.numUpdatedRows !== 1n) {
+    const result = await bumpVersion(this.db, id, current, current + 1, this.now);
+    if (result.numAffectedRows !== 1n) {
       throw new ConcurrentWriteError(`ruleset ${id} moved past version ${current} during the write`);
     }
     this.#claimed.set(id, current + 1);

@@ -10,6 +10,7 @@ import {
   VersionMismatchError,
 } from '../errors';
 import { newId } from '../ids';
+import { firstRow, preparedQuery } from '../prepared-query';
 import { fetchPage } from '../paged-query';
 import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
@@ -38,6 +39,49 @@ const RULESET_ORDERS = ['name', 'last_updated', 'version', 'kind', 'phase', 'id'
 const VERSION_PATTERN = /^[1-9][0-9]*$/;
 /** Name given to an entry point created by a PUT that names none. */
 const DEFAULT_ENTRY_POINT_NAME = 'default';
+
+/*
+ * The statements every ruleset read or rule write runs, prepared once (see prepared-query.ts).
+ * The entry point's kind is a literal, not a parameter: only then can the planner use the
+ * partial unique index on entry points (WHERE kind = 'zone' / 'root'), a third of the cost of
+ * that read.
+ */
+const rulesetById = preparedQuery((db, id: string) => db.selectFrom('rulesets').selectAll().where('id', '=', id));
+const entryPointOf = {
+  zone: preparedQuery((db, zoneId: string, phase: string) =>
+    db.selectFrom('rulesets').selectAll().where('kind', '=', sql.lit('zone')).where('phase', '=', phase).where('zone_id', '=', zoneId),
+  ),
+  root: preparedQuery((db, accountId: string, phase: string) =>
+    db.selectFrom('rulesets').selectAll().where('kind', '=', sql.lit('root')).where('phase', '=', phase).where('account_id', '=', accountId),
+  ),
+};
+const rulesOf = preparedQuery((db, rulesetId: string) => db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position'));
+const ruleById = preparedQuery((db, rulesetId: string, ruleId: string) =>
+  db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).where('id', '=', ruleId),
+);
+const updateRuleRow = preparedQuery((db, rule: RuleRow) =>
+  db
+    .updateTable('rules')
+    .set({
+      action: rule.action,
+      action_parameters: rule.action_parameters,
+      expression: rule.expression,
+      description: rule.description,
+      ref: rule.ref,
+      enabled: rule.enabled,
+      categories: rule.categories,
+      score: rule.score,
+      score_threshold: rule.score_threshold,
+      logging: rule.logging,
+      version: rule.version,
+      last_updated: rule.last_updated,
+    })
+    .where('ruleset_id', '=', rule.ruleset_id)
+    .where('id', '=', rule.id),
+);
+const insertVersion = preparedQuery((db, rulesetId: string, version: number, lastUpdated: string, snapshot: string) =>
+  db.insertInto('ruleset_versions').values({ ruleset_id: rulesetId, version, last_updated: lastUpdated, snapshot }),
+);
 
 /** Kind of the per-phase entry point ruleset at each level. */
 function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
@@ -109,12 +153,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     updateRule: (scope, rulesetId, ruleId, patch, options) =>
       executor.write(async (ctx) => {
         const row = await writableRow(ctx, scope, rulesetId);
-        const ruleRow = await ctx.db
-          .selectFrom('rules')
-          .selectAll()
-          .where('ruleset_id', '=', rulesetId)
-          .where('id', '=', ruleId)
-          .executeTakeFirst();
+        const ruleRow = await firstRow(ruleById(ctx.db, rulesetId, ruleId));
         if (ruleRow === undefined) {
           throw new NotFoundError('rule', ruleId);
         }
@@ -126,12 +165,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         let stored = ruleRow;
         if (!sameFields(before, after)) {
           stored = { ...ruleRow, ...fieldColumns(after), version: ruleRow.version + 1, last_updated: ctx.now };
-          await ctx.db
-            .updateTable('rules')
-            .set({ ...fieldColumns(after), version: stored.version, last_updated: stored.last_updated })
-            .where('ruleset_id', '=', rulesetId)
-            .where('id', '=', ruleId)
-            .execute();
+          await updateRuleRow(ctx.db, stored);
         }
         if (options?.position !== undefined || base === undefined || !base.rules.some((rule) => rule.id === ruleId)) {
           if (options?.position !== undefined) await moveRule(ctx, rulesetId, ruleId, options.position);
@@ -227,7 +261,7 @@ function isVersionString(version: string): boolean {
 }
 
 async function ruleRows(db: Queryable, rulesetId: string): Promise<RuleRow[]> {
-  return db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position').execute();
+  return (await rulesOf(db, rulesetId)).rows;
 }
 
 /** Moves one rule of a ruleset to `position`; the other rules keep their order. */
@@ -326,7 +360,7 @@ async function listRulesets(db: Queryable, scope: RulesetScope, request: PageReq
 
 /** A ruleset the scope may read: its own, or (from an account) a platform-managed one. */
 async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promise<RulesetRow | undefined> {
-  const row = await db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(rulesetById(db, id));
   return row !== undefined && isVisible(row, scope) ? row : undefined;
 }
 
@@ -340,7 +374,7 @@ function isVisible(row: RulesetRow, scope: RulesetScope): boolean {
 /** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
 async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
   await ctx.lock(scopeLock(scope));
-  const row = await ctx.db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await firstRow(rulesetById(ctx.db, id));
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
@@ -355,21 +389,13 @@ function isPlatformOwned(row: RulesetRow): boolean {
 }
 
 async function entryPointRow(db: Queryable, scope: RulesetScope, phase: string): Promise<RulesetRow | undefined> {
-  return db
-    .selectFrom('rulesets')
-    .selectAll()
-    // The kind as a literal, not a parameter: only then can the planner use the partial unique
-    // index on entry points (WHERE kind = 'zone' / 'root'), a third of the cost of this read.
-    .where('kind', '=', sql.lit(entryPointKind(scope)))
-    .where('phase', '=', phase)
-    .where((eb) =>
-      'zone_id' in scope ? eb('zone_id', '=', scope.zone_id) : eb('account_id', '=', scope.account_id),
-    )
-    .executeTakeFirst();
+  return firstRow('zone_id' in scope ? entryPointOf.zone(db, scope.zone_id, phase) : entryPointOf.root(db, scope.account_id, phase));
 }
 
 async function currentRow(db: Queryable, id: string): Promise<RulesetRow> {
-  return db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const row = await firstRow(rulesetById(db, id));
+  if (row === undefined) throw new NotFoundError('ruleset', id);
+  return row;
 }
 
 async function createRuleset(ctx: WriteContext, scope: RulesetScope, input: RulesetInput): Promise<Ruleset> {
@@ -458,15 +484,12 @@ function snapshotAtCommit(ctx: WriteContext, id: string): void {
   ctx.beforeCommit(async () => {
     let ruleset = ctx.writtenRuleset(id);
     if (ruleset === undefined) {
-      const row = await ctx.db.selectFrom('rulesets').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = await firstRow(rulesetById(ctx.db, id));
       // Deleted later in the same transaction: there is no version to keep.
       if (row === undefined) return;
       ruleset = await loadRuleset(ctx.db, row);
     }
-    await ctx.db
-      .insertInto('ruleset_versions')
-      .values({ ruleset_id: id, version: Number(ruleset.version), last_updated: ruleset.last_updated, snapshot: toJson(ruleset) })
-      .execute();
+    await insertVersion(ctx.db, id, Number(ruleset.version), ruleset.last_updated, toJson(ruleset));
   });
 }
 
@@ -505,12 +528,7 @@ async function writeRules(
 }
 
 export async function loadRuleset(db: Queryable, row: RulesetRow): Promise<Ruleset> {
-  const rules = await db
-    .selectFrom('rules')
-    .selectAll()
-    .where('ruleset_id', '=', row.id)
-    .orderBy('position')
-    .execute();
+  const rules = await ruleRows(db, row.id);
   return { ...toSummary(row), rules: rules.map(toRule) };
 }
 
