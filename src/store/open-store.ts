@@ -91,16 +91,27 @@ export async function openKyselyStore(
   };
 }
 
+const factories: { [K in keyof Repositories]: (executor: Executor) => Repositories[K] } = {
+  accounts: accountRepository,
+  users: userRepository,
+  invitations: invitationRepository,
+  zones: zoneRepository,
+  waf: wafRepository,
+  certificatePacks: certificatePackRepository,
+  rulesets: rulesetRepository,
+  logpushJobs: (executor) => logpushJobRepository(executor, ZONE_JOBS),
+  accountLogpushJobs: (executor) => logpushJobRepository(executor, ACCOUNT_JOBS),
+};
+
+/**
+ * The repositories over one executor, each made when first used: a transaction (one per write
+ * request) typically touches one or two of them.
+ */
 function repositories(executor: Executor): Repositories {
-  return {
-    accounts: accountRepository(executor),
-    users: userRepository(executor),
-    invitations: invitationRepository(executor),
-    zones: zoneRepository(executor),
-    waf: wafRepository(executor),
-    certificatePacks: certificatePackRepository(executor),
-    rulesets: rulesetRepository(executor),
-    logpushJobs: logpushJobRepository(executor, ZONE_JOBS),
-    accountLogpushJobs: logpushJobRepository(executor, ACCOUNT_JOBS),
-  };
+  const made: Partial<Record<keyof Repositories, unknown>> = {};
+  const lazy = {} as Repositories;
+  for (const name of Object.keys(factories) as (keyof Repositories)[]) {
+    Object.defineProperty(lazy, name, { enumerable: true, get: () => (made[name] ??= factories[name](executor)) });
+  }
+  return lazy;
 }

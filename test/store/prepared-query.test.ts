@@ -55,7 +55,9 @@ describe('preparedQuery', () => {
     const seen: string[] = [];
     const logged = new Kysely<Database>({
       dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }),
-      log: (event) => seen.push(event.query.sql),
+      log: (event) => {
+        seen.push(event.query.sql);
+      },
     });
     await sql`create table rulesets (id text, kind text, phase text, zone_id text, version integer, last_updated text)`.execute(logged);
     await byZoneAndPhase(logged, 'z1', 'p1');

@@ -84,6 +84,23 @@ function checkCustomFields(rule: CheckedRule, scope: RuleCheckScope, at: string)
   return errors.map((message) => ({ code: Codes.ruleConstraint, message }));
 }
 
+interface RulesetIndex {
+  tags: ReadonlySet<string>;
+  byId: ReadonlyMap<string, Rule>;
+}
+
+/** Tags and rules by id of a managed ruleset; the store's rulesets are frozen, so indexed once. */
+const indexes = new WeakMap<Ruleset, RulesetIndex>();
+
+function indexOf(ruleset: Ruleset): RulesetIndex {
+  let index = indexes.get(ruleset);
+  if (!index) {
+    index = { tags: new Set(ruleset.rules.flatMap((rule) => rule.categories ?? [])), byId: new Map(ruleset.rules.map((rule) => [rule.id, rule])) };
+    if (Object.isFrozen(ruleset)) indexes.set(ruleset, index);
+  }
+  return index;
+}
+
 async function checkExecute(parameters: JsonObject, scope: RuleCheckScope, at: string): Promise<ErrorItem[]> {
   const errors: string[] = [];
   const id = String(parameters.id ?? '');
@@ -105,13 +122,12 @@ async function checkExecute(parameters: JsonObject, scope: RuleCheckScope, at: s
     categories?: { category: string }[];
     rules?: { id: string; score_threshold?: number }[];
   };
-  const tags = new Set(target.rules.flatMap((rule) => rule.categories ?? []));
+  const { tags, byId } = indexOf(target);
   for (const [j, override] of (overrides.categories ?? []).entries()) {
     if (!tags.has(override.category)) {
       errors.push(`${at}.action_parameters.overrides.categories[${j}].category: no rule of ruleset ${id} carries the tag "${override.category}"`);
     }
   }
-  const byId = new Map<string, Rule>(target.rules.map((rule) => [rule.id, rule]));
   const overridden = new Set<string>();
   for (const [j, override] of (overrides.rules ?? []).entries()) {
     const where = `${at}.action_parameters.overrides.rules[${j}]`;

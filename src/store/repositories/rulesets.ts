@@ -96,7 +96,14 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         return listRulesets(ctx.db, scope, page);
       }),
 
-    get: (scope, id) => readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id)),
+    get: async (scope, id) => {
+      // A platform-managed ruleset (visible from every account) never changes once seeded.
+      if (!('zone_id' in scope)) {
+        const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRuleset(id));
+        if (platform !== undefined) return platform;
+      }
+      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id));
+    },
 
     getVersion: (scope, id, version) =>
       executor.read(async (ctx) => {
@@ -345,6 +352,7 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
   const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
   if (cached) return cached;
   const ruleset = await loadRuleset(ctx.db, row);
+  if (isPlatformOwned(row)) return ctx.seeded.rememberPlatformRuleset(ruleset);
   return cacheable ? ctx.snapshots.set(ruleset) : ruleset;
 }
 
