@@ -8,10 +8,11 @@ import type { RulesetScope } from './types';
  * never locked.
  *
  * Order: a transaction that takes several takes a zone's previous-WAF state first, then a phase
- * entry point, then rulesets (the WAF migration, which writes the managed phase's entry point and
- * the state together, and every write of that entry point read the state first). Rulesets are
- * locked in the order a transaction reaches them (the one it writes, those its rules reference):
- * when two transactions cross, the engine ends one as a deadlock and it runs again.
+ * entry point, then rulesets. The WAF migration writes the managed phase's entry point and the
+ * state together, and every creation or replacement of that entry point reads the state first;
+ * no previous-WAF write touches a ruleset. Rulesets are locked in the order a transaction reaches
+ * them (those its rules reference, the one it writes): when two transactions cross, the engine
+ * ends one as a deadlock and it runs again.
  *
  * Nothing locks an owner as a whole: no write depends on a list of an owner's rulesets or jobs
  * (a new ruleset or job gets an id no one else holds; the one rule across an owner's rulesets,
