@@ -8,8 +8,8 @@
 //   (d), (e) as (b) and (c) with synchronous_commit=off set through the database URL.
 // Servers run as `npm start` runs them (child processes configured by the environment). PostgreSQL
 // is a throwaway server on disk with its default durability (every commit flushed to disk before
-// it is acknowledged) except in (d) and (e). Writes to one zone queue on that zone's lock, held
-// until the commit is flushed, so the flush time bounds the PATCH of one rule; a third workload
+// it is acknowledged) except in (d) and (e). Writes to one ruleset queue on that ruleset's lock,
+// held until the commit is flushed, so the flush time bounds the PATCH of one rule; a third workload
 // (`PATCH zones`) gives each connection a zone of its own (one connection per seeded zone), whose
 // writes wait on no other's: (c)/(b) shows what a second instance adds to writes of different zones.
 // On 2 cores the instances, PostgreSQL and autocannon share the same two cores: (c) shows what a

@@ -261,7 +261,7 @@ export function transactionExecutor(ctx: WriteContext): Executor {
 }
 
 /**
- * The executor for work on what `lockName` names (a zone's WAF state or log push jobs): inside a
+ * The executor for work on what `lockName` names (a zone's WAF state, a log push job): inside a
  * write transaction each read and write takes that lock first, so the transaction's write is
  * based on what it read; on its own a read takes no lock.
  */

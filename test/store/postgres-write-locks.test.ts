@@ -1,6 +1,6 @@
-// Write transactions on PostgreSQL lock the zone or account they change: writes to different
-// zones run side by side, and two transactions that each reach two zones in opposite orders
-// deadlock once, the engine ends one of them, and it runs again: both commit, one version each.
+// Write transactions on PostgreSQL lock what they change (here each zone's entry point): writes to
+// different zones run side by side, and two transactions that each reach two zones in opposite
+// orders deadlock once, the engine ends one of them, and it runs again: both commit, one version each.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore } from '../../src/store/postgres/open';

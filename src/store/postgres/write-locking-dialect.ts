@@ -11,8 +11,8 @@ import {
 /**
  * The store's transactions on PostgreSQL keep the semantics they have on SQLite:
  * - A write transaction runs in READ COMMITTED, so every statement sees every earlier writer's
- *   commit, and locks what it changes (a zone, an account: see write-locks.ts) before reading it,
- *   as SQLite's BEGIN IMMEDIATE locks the whole file. Writers of one thing, from any number of
+ *   commit, and locks what it changes (a ruleset, a phase entry point, a job: see write-locks.ts)
+ *   before reading it, as SQLite's BEGIN IMMEDIATE locks the whole file. Writers of one thing, from any number of
  *   processes, queue on its lock instead of racing and retrying; writers of different things never
  *   wait on each other. The ruleset version compare-and-set stays as the guarantee behind it.
  *   Readers never wait for a lock.

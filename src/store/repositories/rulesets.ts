@@ -16,7 +16,7 @@ import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
 import type { Executor, ReadContext, WriteContext } from '../session';
 import type { RulesetRepository, RulesetWriteOptions } from '../store';
-import { ownerLock, scopeLock } from '../write-locks';
+import { entryPointLock, rulesetLock } from '../write-locks';
 import { placeRule } from './rule-order';
 import type {
   Rule,
@@ -90,11 +90,8 @@ function entryPointKind(scope: RulesetScope): 'zone' | 'root' {
 
 export function rulesetRepository(executor: Executor): RulesetRepository {
   return {
-    list: (scope, page) =>
-      executor.read(async (ctx) => {
-        await ctx.lock(scopeLock(scope));
-        return listRulesets(ctx.db, scope, page);
-      }),
+    // No write depends on a list, so a list locks nothing (see write-locks.ts).
+    list: (scope, page) => executor.read((ctx) => listRulesets(ctx.db, scope, page)),
 
     get: async (scope, id) => {
       // A platform-managed ruleset (visible from every account) never changes once seeded.
@@ -102,7 +99,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRuleset(id));
         if (platform !== undefined) return platform;
       }
-      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id));
+      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), id);
     },
 
     getVersion: (scope, id, version) =>
@@ -110,7 +107,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         if (!isVersionString(version)) {
           return null;
         }
-        const row = await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id));
+        const row = await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id), id);
         if (row === undefined) {
           return null;
         }
@@ -127,7 +124,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     create: (scope, input) =>
       executor.write(async (ctx) => {
-        await ctx.lock(scopeLock(scope));
+        if (input.kind === entryPointKind(scope)) await ctx.lock(entryPointLock(scope, input.phase));
         return createRuleset(ctx, scope, input);
       }),
 
@@ -139,8 +136,8 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     putEntryPoint: (scope, phase, update, options) =>
       executor.write(async (ctx) => {
-        await ctx.lock(scopeLock(scope));
-        const row = await entryPointRow(ctx.db, scope, phase);
+        await ctx.lock(entryPointLock(scope, phase));
+        const row = await lockedRow(ctx, scope, (db) => entryPointRow(db, scope, phase));
         if (row !== undefined) {
           return { ruleset: await updateRuleset(ctx, row, update, options), created: false };
         }
@@ -227,7 +224,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
 
     listVersions: (scope, id) =>
       executor.read(async (ctx) => {
-        if ((await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id))) === undefined) {
+        if ((await lockedRow(ctx, scope, (db) => visibleRow(db, scope, id), id)) === undefined) {
           return null;
         }
         const rows = await ctx.db
@@ -302,6 +299,7 @@ async function readRulesetBy(
   executor: Executor,
   scope: RulesetScope,
   findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
+  id?: string,
 ): Promise<Ruleset | null> {
   const cached = await executor.readStatement(async (ctx) => {
     if (!ctx.committedOnly) return undefined;
@@ -309,31 +307,38 @@ async function readRulesetBy(
     return row === undefined ? null : ctx.snapshots.get(row.id, row.version);
   });
   if (cached !== undefined) return cached;
-  return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow)));
+  return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow, id)));
 }
 
 /**
- * The row `find` selects. In a write transaction, what a read finds of a zone or an account is
- * read under its owner's lock, so a write based on it is not stale: a zone's lock is taken first
- * (a zone-scoped read sees only the zone's own rulesets); an account-scoped read may find a
- * platform-managed ruleset, which never changes, so the account is locked (and the row read
- * again) only when the row is the account's own. Outside a write transaction no lock is taken.
+ * The row `find` selects (the ruleset `id` when it names one). In a write transaction the row is
+ * read under its ruleset's lock, so a write based on it is not stale. A zone-scoped read never
+ * finds a platform-managed ruleset, so the id it names is locked before the read. Otherwise the
+ * row found is locked and read again when the lock may have been waited for; if `find` then
+ * selects another ruleset (the one found was deleted, another took its place as entry point),
+ * that one is locked in turn. A platform-managed ruleset never changes and is never locked, so
+ * every zone's rules may reference it at once. Outside a write transaction no lock is taken.
  */
 async function lockedRow(
   ctx: ReadContext,
   scope: RulesetScope,
   find: (db: Queryable) => Promise<RulesetRow | undefined>,
+  id?: string,
 ): Promise<RulesetRow | undefined> {
-  if ('zone_id' in scope) await ctx.lock(scopeLock(scope));
-  const row = await find(ctx.db);
-  const owner = row === undefined ? null : ownerLock(row);
-  return owner !== null && (await ctx.lock(owner)) ? find(ctx.db) : row;
+  if (id !== undefined && 'zone_id' in scope) await ctx.lock(rulesetLock(id));
+  let row = await find(ctx.db);
+  while (row !== undefined && !isPlatformOwned(row) && (await ctx.lock(rulesetLock(row.id)))) {
+    const again = await find(ctx.db);
+    if (again?.id === row.id) return again;
+    row = again;
+  }
+  return row;
 }
 
 /**
  * The ruleset at the row's version as this transaction knows it without a read: as it last
  * wrote it, or (not written yet) the committed version from the snapshot cache, which the row
- * read under the owner's lock names. Undefined when neither is at hand.
+ * read under the ruleset's lock names. Undefined when neither is at hand.
  */
 function rulesetAsRead(ctx: WriteContext, row: RulesetRow): Ruleset | undefined {
   return ctx.wroteRuleset(row.id) ? ctx.writtenRuleset(row.id) : ctx.snapshots.get(row.id, row.version);
@@ -346,7 +351,7 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
   }
   ctx.noteRulesetVersion(row.id, row.version);
   // A write transaction that has not written this ruleset reads its committed state (it holds
-  // the owner's lock, see lockedRow), so the cache serves it too; platform-managed rulesets never
+  // the ruleset's lock, see lockedRow), so the cache serves it too; platform-managed rulesets never
   // change at all.
   const cacheable = ctx.committedOnly || isPlatformOwned(row) || !ctx.wroteRuleset(row.id);
   const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
@@ -381,7 +386,7 @@ function isVisible(row: RulesetRow, scope: RulesetScope): boolean {
 
 /** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
 async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
-  await ctx.lock(scopeLock(scope));
+  await ctx.lock(rulesetLock(id));
   const row = await firstRow(rulesetById(ctx.db, id));
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);

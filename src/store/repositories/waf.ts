@@ -14,11 +14,11 @@ import {
   type UriWafOverrideInput,
   type ZoneWafState,
 } from '../types';
-import { zoneLock } from '../write-locks';
+import { wafLock } from '../write-locks';
 
 export function wafRepository(executor: Executor): WafRepository {
-  /** Everything here belongs to one zone: a write transaction locks the zone first. */
-  const ofZone = (zoneId: string) => lockingExecutor(executor, zoneLock(zoneId));
+  /** Everything here is one zone's previous WAF: a write transaction locks it first. */
+  const ofZone = (zoneId: string) => lockingExecutor(executor, wafLock(zoneId));
   return {
     getState: (zoneId) => ofZone(zoneId).readStatement(({ db }) => findState(db, zoneId)),
 
