@@ -135,17 +135,31 @@ async function databaseAnswers(store: Store): Promise<boolean> {
 
 /** The document's path templates as matchers, for routing before authentication and for `Allow`. */
 function documentRoutes(document: Record<string, unknown>) {
-  const templates = Object.entries(document.paths as Record<string, Record<string, unknown>>).map(([template, item]) => ({
-    pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-    methods: Object.keys(item)
-      .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
-      .map((method) => method.toUpperCase())
-      .join(', '),
-  }));
+  // By segment count (a template's parameters never hold a slash): a path is tried only against
+  // the few templates of its length.
+  const bySegments = new Map<number, { pattern: RegExp; methods: string }[]>();
+  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+    const route = {
+      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
+      methods: Object.keys(item)
+        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
+        .map((method) => method.toUpperCase())
+        .join(', '),
+    };
+    const segments = segmentCount(template);
+    bySegments.set(segments, [...(bySegments.get(segments) ?? []), route]);
+  }
   return {
     /** The path item matching a path relative to the base path, if any. */
-    find: (relativePath: string) => templates.find(({ pattern }) => pattern.test(relativePath)),
+    find: (relativePath: string) => bySegments.get(segmentCount(relativePath))?.find(({ pattern }) => pattern.test(relativePath)),
   };
+}
+
+/** Segments of a path, a trailing slash not counted (the patterns accept one). */
+function segmentCount(path: string): number {
+  let count = 0;
+  for (let i = 0; i < path.length - 1; i += 1) if (path.charCodeAt(i) === 47) count += 1;
+  return count;
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */

@@ -76,7 +76,7 @@ export async function openKyselyStore(
 
   let closed = false;
   return {
-    ...repositories(standaloneExecutor(env)),
+    ...everyRepository(standaloneExecutor(env)),
     clock: env.clock,
     transaction: (work) => runInTransaction(env, (ctx) => work(repositories(transactionExecutor(ctx)))),
     ping: async () => {
@@ -91,27 +91,59 @@ export async function openKyselyStore(
   };
 }
 
-const factories: { [K in keyof Repositories]: (executor: Executor) => Repositories[K] } = {
-  accounts: accountRepository,
-  users: userRepository,
-  invitations: invitationRepository,
-  zones: zoneRepository,
-  waf: wafRepository,
-  certificatePacks: certificatePackRepository,
-  rulesets: rulesetRepository,
-  logpushJobs: (executor) => logpushJobRepository(executor, ZONE_JOBS),
-  accountLogpushJobs: (executor) => logpushJobRepository(executor, ACCOUNT_JOBS),
-};
-
 /**
  * The repositories over one executor, each made when first used: a transaction (one per write
  * request) typically touches one or two of them.
  */
-function repositories(executor: Executor): Repositories {
-  const made: Partial<Record<keyof Repositories, unknown>> = {};
-  const lazy = {} as Repositories;
-  for (const name of Object.keys(factories) as (keyof Repositories)[]) {
-    Object.defineProperty(lazy, name, { enumerable: true, get: () => (made[name] ??= factories[name](executor)) });
+class LazyRepositories implements Repositories {
+  #accounts?: Repositories['accounts'];
+  #users?: Repositories['users'];
+  #invitations?: Repositories['invitations'];
+  #zones?: Repositories['zones'];
+  #waf?: Repositories['waf'];
+  #certificatePacks?: Repositories['certificatePacks'];
+  #rulesets?: Repositories['rulesets'];
+  #logpushJobs?: Repositories['logpushJobs'];
+  #accountLogpushJobs?: Repositories['accountLogpushJobs'];
+
+  constructor(private readonly executor: Executor) {}
+
+  get accounts() {
+    return (this.#accounts ??= accountRepository(this.executor));
   }
-  return lazy;
+  get users() {
+    return (this.#users ??= userRepository(this.executor));
+  }
+  get invitations() {
+    return (this.#invitations ??= invitationRepository(this.executor));
+  }
+  get zones() {
+    return (this.#zones ??= zoneRepository(this.executor));
+  }
+  get waf() {
+    return (this.#waf ??= wafRepository(this.executor));
+  }
+  get certificatePacks() {
+    return (this.#certificatePacks ??= certificatePackRepository(this.executor));
+  }
+  get rulesets() {
+    return (this.#rulesets ??= rulesetRepository(this.executor));
+  }
+  get logpushJobs() {
+    return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS));
+  }
+  get accountLogpushJobs() {
+    return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS));
+  }
+}
+
+function repositories(executor: Executor): Repositories {
+  return new LazyRepositories(executor);
+}
+
+/** Every repository made at once, as plain members (the store's own, outside transactions). */
+function everyRepository(executor: Executor): Repositories {
+  const lazy = new LazyRepositories(executor);
+  const names = Object.getOwnPropertyNames(LazyRepositories.prototype).filter((name) => name !== 'constructor') as (keyof Repositories)[];
+  return Object.fromEntries(names.map((name) => [name, lazy[name]])) as unknown as Repositories;
 }

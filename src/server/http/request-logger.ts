@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
  */
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
+    // Nothing to log at this level: no timer and no listener per request.
+    if (!logger.isLevelEnabled('info')) return next();
     const started = process.hrtime.bigint();
     // As received: a HEAD request is handled as a GET further on.
     const method = req.method;
