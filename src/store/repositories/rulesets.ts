@@ -55,6 +55,16 @@ const entryPointOf = {
     db.selectFrom('rulesets').selectAll().where('kind', '=', sql.lit('root')).where('phase', '=', phase).where('account_id', '=', accountId),
   ),
 };
+/** What a committed read needs to find a cached version: the row's identity, owner and version only. */
+const versionById = preparedQuery((db, id: string) => db.selectFrom('rulesets').select(['id', 'version', 'zone_id', 'account_id']).where('id', '=', id));
+const entryPointVersionOf = {
+  zone: preparedQuery((db, zoneId: string, phase: string) =>
+    db.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('zone')).where('phase', '=', phase).where('zone_id', '=', zoneId),
+  ),
+  root: preparedQuery((db, accountId: string, phase: string) =>
+    db.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('root')).where('phase', '=', phase).where('account_id', '=', accountId),
+  ),
+};
 const rulesOf = preparedQuery((db, rulesetId: string) => db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position'));
 const ruleById = preparedQuery((db, rulesetId: string, ruleId: string) =>
   db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).where('id', '=', ruleId),
@@ -99,7 +109,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRuleset(id));
         if (platform !== undefined) return platform;
       }
-      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), id);
+      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), (db) => visibleVersion(db, scope, id), id);
     },
 
     getVersion: (scope, id, version) =>
@@ -120,7 +130,13 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         return snapshot === undefined ? null : fromJson<Ruleset>(snapshot.snapshot);
       }),
 
-    getEntryPoint: (scope, phase) => readRulesetBy(executor, scope, (db) => entryPointRow(db, scope, phase)),
+    getEntryPoint: (scope, phase) =>
+      readRulesetBy(
+        executor,
+        scope,
+        (db) => entryPointRow(db, scope, phase),
+        (db) => firstRow('zone_id' in scope ? entryPointVersionOf.zone(db, scope.zone_id, phase) : entryPointVersionOf.root(db, scope.account_id, phase)),
+      ),
 
     create: (scope, input) =>
       executor.write(async (ctx) => {
@@ -291,19 +307,21 @@ async function rewriteRules(
 }
 
 /**
- * The ruleset whose row `findRow` selects. Outside a transaction the row alone is read first, in
- * one statement: when that version is in the snapshot cache (the common case) it is the answer,
- * with no transaction at all. Otherwise row and rules are read together in one transaction.
+ * The ruleset whose row `findRow` selects. Outside a transaction only its id and version are read
+ * first (`findVersion`, the same row), in one statement: when that version is in the snapshot
+ * cache (the common case) it is the answer, with no transaction at all and no other column
+ * decoded. Otherwise row and rules are read together in one transaction.
  */
 async function readRulesetBy(
   executor: Executor,
   scope: RulesetScope,
   findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
+  findVersion: (db: Queryable) => Promise<Pick<RulesetRow, 'id' | 'version'> | undefined>,
   id?: string,
 ): Promise<Ruleset | null> {
   const cached = await executor.readStatement(async (ctx) => {
     if (!ctx.committedOnly) return undefined;
-    const row = await findRow(ctx.db);
+    const row = await findVersion(ctx.db);
     return row === undefined ? null : ctx.snapshots.get(row.id, row.version);
   });
   if (cached !== undefined) return cached;
@@ -377,7 +395,13 @@ async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promi
   return row !== undefined && isVisible(row, scope) ? row : undefined;
 }
 
-function isVisible(row: RulesetRow, scope: RulesetScope): boolean {
+/** visibleRow's identity and version only (see readRulesetBy). */
+async function visibleVersion(db: Queryable, scope: RulesetScope, id: string): Promise<Pick<RulesetRow, 'id' | 'version'> | undefined> {
+  const row = await firstRow(versionById(db, id));
+  return row !== undefined && isVisible(row, scope) ? row : undefined;
+}
+
+function isVisible(row: Pick<RulesetRow, 'zone_id' | 'account_id'>, scope: RulesetScope): boolean {
   if ('zone_id' in scope) {
     return row.zone_id === scope.zone_id;
   }
@@ -397,7 +421,7 @@ async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): 
   return row;
 }
 
-function isPlatformOwned(row: RulesetRow): boolean {
+function isPlatformOwned(row: Pick<RulesetRow, 'zone_id' | 'account_id'>): boolean {
   return row.account_id === null && row.zone_id === null;
 }
 
