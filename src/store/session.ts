@@ -1,10 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
-import type { Database } from './schema/tables';
+import type { Database, RulesetsTable } from './schema/tables';
 import { preparedQuery } from './prepared-query';
 import { SeededRows } from './seeded-rows';
 import { deepFreeze, RulesetSnapshots } from './snapshot-cache';
@@ -28,6 +28,8 @@ export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: D
   return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots(), seeded: new SeededRows() };
 }
 
+type RulesetRow = Selectable<RulesetsTable>;
+
 /** The version compare-and-set of claimRuleset, prepared once. */
 const bumpVersion = preparedQuery((db, id: string, current: number, next: number, now: string) =>
   db.updateTable('rulesets').set({ version: next, last_updated: now }).where('id', '=', id).where('version', '=', current),
@@ -36,7 +38,8 @@ const bumpVersion = preparedQuery((db, id: string, current: number, next: number
 /** What a read sees: a database handle, and a way to remember which ruleset versions it read. */
 export interface ReadContext {
   readonly db: Kysely<Database>;
-  noteRulesetVersion(id: string, version: number): void;
+  /** Records a ruleset row read: its version is a later write's compare-and-set basis. */
+  noteRulesetRow(row: RulesetRow): void;
   readonly snapshots: RulesetSnapshots;
   /** Accounts and zones, which only seeding writes. */
   readonly seeded: SeededRows;
@@ -64,6 +67,7 @@ export class WriteContext implements ReadContext {
   /** Rulesets as this transaction last wrote and read them back (see rememberRuleset). */
   readonly #written = new Map<string, Ruleset>();
   readonly #locks = new Set<string>();
+  readonly #rows = new Map<string, RulesetRow>();
   readonly committedOnly = false;
 
   constructor(
@@ -89,10 +93,19 @@ export class WriteContext implements ReadContext {
     return waited;
   }
 
-  noteRulesetVersion(id: string, version: number): void {
-    if (!this.#seen.has(id)) {
-      this.#seen.set(id, version);
+  noteRulesetRow(row: RulesetRow): void {
+    if (!this.#seen.has(row.id)) {
+      this.#seen.set(row.id, row.version);
     }
+    this.#rows.set(row.id, row);
+  }
+
+  /**
+   * The ruleset's row as this transaction last read it (under the ruleset's lock), while nothing
+   * in it has written the ruleset since: a write then need not read it again.
+   */
+  rulesetRow(id: string): RulesetRow | undefined {
+    return this.#rows.get(id);
   }
 
   /**
@@ -116,6 +129,7 @@ export class WriteContext implements ReadContext {
     }
     this.#claimed.set(id, current + 1);
     this.#seen.set(id, current + 1);
+    this.#rows.delete(id);
     return true;
   }
 
@@ -146,6 +160,7 @@ export class WriteContext implements ReadContext {
 
   forgetRuleset(id: string): void {
     this.#written.delete(id);
+    this.#rows.delete(id);
   }
 
   writtenRuleset(id: string): Ruleset | undefined {
@@ -220,7 +235,7 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
 export function standaloneExecutor(env: Environment): Executor {
   const committed: ReadContext = {
     db: env.db,
-    noteRulesetVersion: () => undefined,
+    noteRulesetRow: () => undefined,
     snapshots: env.snapshots,
     seeded: env.seeded,
     committedOnly: true,

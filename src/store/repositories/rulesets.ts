@@ -33,6 +33,8 @@ import type {
 
 type RulesetRow = Selectable<RulesetsTable>;
 type RuleRow = Selectable<RulesTable>;
+/** A rule's row without its position, which only orders the rules of a ruleset. */
+type StoredRule = Omit<RuleRow, 'position'>;
 type Queryable = ReadContext['db'];
 
 const RULESET_ORDERS = ['name', 'last_updated', 'version', 'kind', 'phase', 'id'] as const;
@@ -69,7 +71,7 @@ const rulesOf = preparedQuery((db, rulesetId: string) => db.selectFrom('rules').
 const ruleById = preparedQuery((db, rulesetId: string, ruleId: string) =>
   db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).where('id', '=', ruleId),
 );
-const updateRuleRow = preparedQuery((db, rule: RuleRow) =>
+const updateRuleRow = preparedQuery((db, rule: StoredRule) =>
   db
     .updateTable('rules')
     .set({
@@ -173,21 +175,21 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     updateRule: (scope, rulesetId, ruleId, patch, options) =>
       executor.write(async (ctx) => {
         const row = await writableRow(ctx, scope, rulesetId);
-        const ruleRow = await firstRow(ruleById(ctx.db, rulesetId, ruleId));
+        const base = rulesetAsRead(ctx, row);
+        const ruleRow = base !== undefined ? storedRuleIn(base, ruleId) : await firstRow(ruleById(ctx.db, rulesetId, ruleId));
         if (ruleRow === undefined) {
           throw new NotFoundError('rule', ruleId);
         }
-        const base = rulesetAsRead(ctx, row);
         ctx.forgetRuleset(rulesetId);
         await claim(ctx, row, options);
         const before = fieldsOf(ruleRow);
         const after = applyPatch(before, patch);
-        let stored = ruleRow;
+        let stored: StoredRule = ruleRow;
         if (!sameFields(before, after)) {
           stored = { ...ruleRow, ...fieldColumns(after), version: ruleRow.version + 1, last_updated: ctx.now };
           await updateRuleRow(ctx.db, stored);
         }
-        if (options?.position !== undefined || base === undefined || !base.rules.some((rule) => rule.id === ruleId)) {
+        if (options?.position !== undefined || base === undefined) {
           if (options?.position !== undefined) await moveRule(ctx, rulesetId, ruleId, options.position);
           return ctx.rememberRuleset(await loadRuleset(ctx.db, await currentRow(ctx.db, rulesetId)));
         }
@@ -362,12 +364,20 @@ function rulesetAsRead(ctx: WriteContext, row: RulesetRow): Ruleset | undefined 
   return ctx.wroteRuleset(row.id) ? ctx.writtenRuleset(row.id) : ctx.snapshots.get(row.id, row.version);
 }
 
+/** A rule's stored columns (its position aside) as ruleById would read them, from a ruleset version at hand. */
+function storedRuleIn(ruleset: Ruleset, ruleId: string): StoredRule | undefined {
+  const rule = ruleset.rules.find((candidate) => candidate.id === ruleId);
+  if (rule === undefined) return undefined;
+  const { id, version, last_updated, ...fields } = rule;
+  return { ruleset_id: ruleset.id, id, version: Number(version), last_updated, ...fieldColumns(normalizeFields(fields)) };
+}
+
 /** A read inside a transaction remembers the version it saw: a later write there compares against it. */
 async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promise<Ruleset | null> {
   if (row === undefined) {
     return null;
   }
-  ctx.noteRulesetVersion(row.id, row.version);
+  ctx.noteRulesetRow(row);
   // A write transaction that has not written this ruleset reads its committed state (it holds
   // the ruleset's lock, see lockedRow), so the cache serves it too; platform-managed rulesets never
   // change at all.
@@ -411,7 +421,7 @@ function isVisible(row: Pick<RulesetRow, 'zone_id' | 'account_id'>, scope: Rules
 /** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
 async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
   await ctx.lock(rulesetLock(id));
-  const row = await firstRow(rulesetById(ctx.db, id));
+  const row = ctx.rulesetRow(id) ?? (await firstRow(rulesetById(ctx.db, id)));
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
@@ -582,12 +592,12 @@ export function toSummary(row: RulesetRow): RulesetSummary {
   };
 }
 
-export function toRule(row: RuleRow): Rule {
+export function toRule(row: StoredRule): Rule {
   return { id: row.id, version: String(row.version), ...fieldsOf(row), last_updated: row.last_updated };
 }
 
 /** The writer-chosen fields of a stored rule, optional ones only when set. */
-function fieldsOf(row: RuleRow): RuleFields {
+function fieldsOf(row: StoredRule): RuleFields {
   return normalizeFields({
     action: row.action,
     action_parameters: row.action_parameters === null ? undefined : fromJson(row.action_parameters),
