@@ -4,6 +4,22 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+const frozenTexts = new WeakMap<object, string>();
+
+/**
+ * JSON of a value, kept for a frozen object (which cannot change): a write's version snapshot and
+ * the server's answer to that write encode the same frozen ruleset once between them.
+ */
+export function frozenJson(value: unknown): string {
+  if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = frozenTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    frozenTexts.set(value, text);
+  }
+  return text;
+}
+
 /** JSON with object keys sorted at every depth: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, member: unknown) =>

@@ -14,9 +14,9 @@ export interface DialectTraits {
   translate(error: unknown): unknown;
   /**
    * Holds the named lock until the transaction ends, waiting for any other transaction holding it,
-   * and answers true. Engines whose write transactions already exclude one another (SQLite) do
-   * nothing and answer false: nothing the transaction read can have changed since.
+   * and answers true. Null on engines whose write transactions already exclude one another
+   * (SQLite): there is nothing to take, and nothing the transaction read can have changed since.
    */
-  lockForWrite(db: Transaction<Database>, name: string): Promise<boolean>;
+  lockForWrite: ((db: Transaction<Database>, name: string) => Promise<boolean>) | null;
   readonly counters: Counters;
 }

@@ -34,6 +34,7 @@ export {
 } from './paging';
 export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock, type Clock } from './clock';
 export { isId, newId } from './ids';
+export { frozenJson } from './codecs';
 export * from './errors';
 export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';

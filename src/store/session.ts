@@ -87,8 +87,9 @@ export class WriteContext implements ReadContext {
    * the loser runs again (isRetryable). The ruleset version compare-and-set stays the guarantee.
    */
   async lock(name: string): Promise<boolean> {
-    if (this.#locks.has(name)) return false;
-    const waited = await this.dialect.lockForWrite(this.db, name);
+    const lockForWrite = this.dialect.lockForWrite;
+    if (lockForWrite === null || this.#locks.has(name)) return false;
+    const waited = await lockForWrite(this.db, name);
     this.#locks.add(name);
     return waited;
   }

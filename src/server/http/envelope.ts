@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { ResultInfo } from '../../store';
+import { frozenJson, type ResultInfo } from '../../store';
 import type { ErrorItem } from './errors';
 
 export type { ResultInfo };
@@ -9,7 +9,7 @@ const encoded = new WeakMap<object, Buffer>();
 
 function envelopeText(result: unknown, resultInfo: ResultInfo | undefined): string {
   const info = resultInfo ? `,"result_info":${JSON.stringify(resultInfo)}` : '';
-  return `{"result":${JSON.stringify(result)},"success":true,"errors":[],"messages":[]${info}}`;
+  return `{"result":${frozenJson(result)},"success":true,"errors":[],"messages":[]${info}}`;
 }
 
 /**

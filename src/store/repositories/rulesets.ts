@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { canonicalJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
+import { canonicalJson, frozenJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
 import {
   ConcurrentWriteError,
   EntryPointExistsError,
@@ -536,7 +536,7 @@ function snapshotAtCommit(ctx: WriteContext, id: string): void {
       if (row === undefined) return;
       ruleset = await loadRuleset(ctx.db, row);
     }
-    await insertVersion(ctx.db, id, Number(ruleset.version), ruleset.last_updated, toJson(ruleset));
+    await insertVersion(ctx.db, id, Number(ruleset.version), ruleset.last_updated, frozenJson(ruleset));
   });
 }
 
@@ -655,8 +655,17 @@ function normalizeFields(fields: RuleFields): RuleFields {
   };
 }
 
+/** Equal fields, member by member; objects (parameters, categories, logging) whatever their key order. */
 function sameFields(a: RuleFields, b: RuleFields): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  const left = a as unknown as Record<string, unknown>;
+  const right = b as unknown as Record<string, unknown>;
+  const keys = Object.keys(left);
+  if (keys.length !== Object.keys(right).length) return false;
+  return keys.every((key) => {
+    const [x, y] = [left[key], right[key]];
+    if (x === y) return true;
+    return typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && canonicalJson(x) === canonicalJson(y);
+  });
 }
 
 export function fieldColumns(fields: RuleFields): Omit<RuleRow, 'ruleset_id' | 'id' | 'position' | 'version' | 'last_updated'> {

@@ -176,7 +176,7 @@ function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
           )
         : error,
     // BEGIN IMMEDIATE already makes each write transaction the only one (see the driver above).
-    lockForWrite: async () => false,
+    lockForWrite: null,
     counters: tableCounters,
   };
 }
