@@ -55,16 +55,16 @@ const MEASURE_SECONDS = 3;
  * the median round is reported: a slow minute then costs every target alike.
  */
 const ROUNDS = 3;
-const CONNECTIONS = 10;
-const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrst';
+export const CONNECTIONS = 10;
+export const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrst';
 const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
 const OWASP = '4814384a9e5d4991b9815dcfc25d2f1f';
 const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
 const MANAGED_PHASE = 'http_request_firewall_managed';
 
 type ServerKind = 'validated' | 'validated-responses' | 'no-validator' | 'bare' | 'validator-only';
-type WorkloadName = 'GET ruleset' | 'GET entry point' | 'PATCH rule';
-const WORKLOADS: readonly WorkloadName[] = ['GET ruleset', 'GET entry point', 'PATCH rule'];
+export type WorkloadName = 'GET ruleset' | 'GET entry point' | 'PATCH rule';
+export const WORKLOADS: readonly WorkloadName[] = ['GET ruleset', 'GET entry point', 'PATCH rule'];
 
 interface Running {
   /** Origin plus the prefix the API lives under (Prism serves the paths at its root). */
@@ -94,7 +94,7 @@ interface PatchIds {
   rule: string;
 }
 
-function workloads(ids: PatchIds): Record<WorkloadName, CannonRequest[]> {
+export function workloads(ids: PatchIds): Record<WorkloadName, CannonRequest[]> {
   const rulePath = `/zones/${PRO_ZONE}/rulesets/${ids.ruleset}/rules/${ids.rule}`;
   const json = { 'content-type': 'application/json' };
   return {
@@ -335,7 +335,7 @@ async function measure(base: string, requests: CannonRequest[], duration: number
   });
 }
 
-async function patchIds(base: string): Promise<PatchIds> {
+export async function patchIds(base: string): Promise<PatchIds> {
   const response = await fetch(`${base}/zones/${PRO_ZONE}/rulesets/phases/${MANAGED_PHASE}/entrypoint`, {
     headers: { authorization: `Bearer ${TOKEN}` },
   });
