@@ -13,10 +13,10 @@ export function accountRepository(executor: Executor): AccountRepository {
   return {
     get: (id) =>
       executor.readStatement(async ({ db, seeded }) => {
-        const known = seeded.account(id);
+        const known = seeded.accounts.get(id);
         if (known) return known;
         const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-        return row === undefined ? null : seeded.rememberAccount(toAccount(row));
+        return row === undefined ? null : seeded.accounts.remember(toAccount(row));
       }),
 
     list: (request) =>

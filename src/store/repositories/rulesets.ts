@@ -108,7 +108,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     get: async (scope, id) => {
       // A platform-managed ruleset (visible from every account) never changes once seeded.
       if (!('zone_id' in scope)) {
-        const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRuleset(id));
+        const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRulesets.get(id));
         if (platform !== undefined) return platform;
       }
       return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), (db) => visibleVersion(db, scope, id), id);
@@ -385,7 +385,7 @@ async function readRuleset(ctx: ReadContext, row: RulesetRow | undefined): Promi
   const cached = cacheable ? ctx.snapshots.get(row.id, row.version) : undefined;
   if (cached) return cached;
   const ruleset = await loadRuleset(ctx.db, row);
-  if (isPlatformOwned(row)) return ctx.seeded.rememberPlatformRuleset(ruleset);
+  if (isPlatformOwned(row)) return ctx.seeded.platformRulesets.remember(ruleset);
   return cacheable ? ctx.snapshots.set(ruleset) : ruleset;
 }
 

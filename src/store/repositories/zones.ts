@@ -12,10 +12,10 @@ export function zoneRepository(executor: Executor): ZoneRepository {
   return {
     get: (id) =>
       executor.readStatement(async ({ db, seeded }) => {
-        const known = seeded.zone(id);
+        const known = seeded.zones.get(id);
         if (known) return known;
         const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
-        return row === undefined ? null : seeded.rememberZone(toZone(row));
+        return row === undefined ? null : seeded.zones.remember(toZone(row));
       }),
 
     list: (filter, request) =>
