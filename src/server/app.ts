@@ -118,6 +118,8 @@ export function documentValidator(document: Record<string, unknown>, validateRes
     validateRequests: { allowUnknownQueryParameters: false, discriminator: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
+    // No operation of the document takes a multipart body: no multipart layer on every request.
+    fileUploader: false,
     ignoreUndocumented: false,
   });
 }
