@@ -41,7 +41,7 @@ export interface ReadContext {
   /** Records a ruleset row read: its version is a later write's compare-and-set basis. */
   noteRulesetRow(row: RulesetRow): void;
   readonly snapshots: RulesetSnapshots;
-  /** Accounts and zones, which only seeding writes. */
+  /** Accounts, zones and platform-managed rulesets, which only seeding writes. */
   readonly seeded: SeededRows;
   /** False in a write transaction, whose own changes are not committed (nor final) yet. */
   readonly committedOnly: boolean;
