@@ -11,7 +11,10 @@
 //   (d) the Prism mock of generated/openapi.yaml (answers from the examples, validates requests);
 //   (e) a bare Express app answering the same JSON body (the ceiling of this stack here);
 //   (f) (e) with the server's validator in front and nothing else: the ceiling of any server
-//       that validates with express-openapi-validator on this machine.
+//       that validates with express-openapi-validator on this machine;
+//   (g) the server exactly as `npm start` runs it: the esbuild bundle, configured by the
+//       environment (LOG_LEVEL=warn: no log line per request), where (a) to (c) run from source
+//       under tsx in this file's child processes.
 // Targets for (a): GET ruleset at least 90% of (e); GET entry point at least 70% of (e); PATCH rule
 // at least 2.5x (d) and at least 40% of (e).
 //
@@ -36,6 +39,7 @@ import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
 import { memoryField } from '../../test/support/process-memory';
 import { bin, quietEnv, root } from '../tools';
+import { readyOrigin } from '../../test/support/server-ready';
 import { requestHeaders } from './support/request-headers';
 
 type CannonRequest = autocannon.Request;
@@ -79,7 +83,7 @@ interface Target {
   start(): Promise<Running>;
 }
 
-type TargetKey = 'validated' | 'responses' | 'noValidator' | 'prism' | 'bare' | 'validatorOnly';
+type TargetKey = 'validated' | 'responses' | 'noValidator' | 'prism' | 'bare' | 'validatorOnly' | 'bundle';
 
 interface Measurement {
   key: TargetKey;
@@ -283,6 +287,30 @@ function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
   });
 }
 
+/** (g): `node scripts/start.mjs` (what `npm start` runs: the bundle) on a new data directory. */
+async function startBundle(): Promise<Running> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'server-bench-bundle-'));
+  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
+    cwd: root,
+    env: { ...quietEnv, API_TOKEN: TOKEN, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  const deadline = Date.now() + 60_000;
+  let origin: string | null;
+  while (!(origin = readyOrigin(output))) {
+    if (child.exitCode !== null) throw new Error(`the bundled server exited (code ${child.exitCode}) before listening:\n${output}`);
+    if (Date.now() > deadline) throw new Error('the bundled server did not start within 60 s');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const stop = async () => {
+    await stopChild(child, () => child.kill('SIGTERM'));
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  return { base: `${origin}${basePath}`, pid: child.pid!, stop };
+}
+
 async function startPrism(): Promise<Running> {
   const port = await freePort();
   const child = spawn(bin('prism'), ['mock', 'generated/openapi.yaml', '--port', String(port), '--host', '127.0.0.1'], {
@@ -353,6 +381,7 @@ const targets: Record<TargetKey, Target> = {
   prism: { label: '(d) Prism mock', start: startPrism },
   bare: { label: '(e) bare Express, same JSON', start: childServer('bare') },
   validatorOnly: { label: '(f) Express + validator, fixed answers', start: childServer('validator-only') },
+  bundle: { label: '(g) npm start (bundle, LOG_LEVEL=warn)', start: startBundle },
 };
 
 const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
@@ -436,7 +465,9 @@ export async function run(): Promise<void> {
         `response validation costs ${round((1 - rate('responses', workload) / full) * 100)}%, ` +
         `the validator ${round((1 - full / rate('noValidator', workload)) * 100)}% against the same work without it; ` +
         `Express + validator alone reach ${round(rate('validatorOnly', workload) / rate('prism', workload), 2)}x Prism ` +
-        `(${round((rate('validatorOnly', workload) / rate('bare', workload)) * 100)}% of bare Express)`,
+        `(${round((rate('validatorOnly', workload) / rate('bare', workload)) * 100)}% of bare Express); ` +
+        `npm start's bundle: ${round((rate('bundle', workload) / rate('bare', workload)) * 100)}% of bare Express, ` +
+        `${round(rate('bundle', workload) / rate('prism', workload), 2)}x Prism`,
     );
   }
 }
