@@ -39,7 +39,7 @@ import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
 import { memoryField } from '../../test/support/process-memory';
 import { bin, quietEnv, root } from '../tools';
-import { readyOrigin } from '../../test/support/server-ready';
+import { startInstance } from '../../test/scale/instances';
 import { requestHeaders } from './support/request-headers';
 
 type CannonRequest = autocannon.Request;
@@ -290,25 +290,12 @@ function stopChild(child: ChildProcess, ask: () => void): Promise<void> {
 /** (g): `node scripts/start.mjs` (what `npm start` runs: the bundle) on a new data directory. */
 async function startBundle(): Promise<Running> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'server-bench-bundle-'));
-  const child = spawn(process.execPath, [path.join(root, 'scripts', 'start.mjs')], {
-    cwd: root,
-    env: { ...quietEnv, API_TOKEN: TOKEN, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  const deadline = Date.now() + 60_000;
-  let origin: string | null;
-  while (!(origin = readyOrigin(output))) {
-    if (child.exitCode !== null) throw new Error(`the bundled server exited (code ${child.exitCode}) before listening:\n${output}`);
-    if (Date.now() > deadline) throw new Error('the bundled server did not start within 60 s');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const instance = await startInstance({ API_TOKEN: TOKEN, DATA_DIR: dataDir }, 'bundle');
   const stop = async () => {
-    await stopChild(child, () => child.kill('SIGTERM'));
+    await instance.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
-  return { base: `${origin}${basePath}`, pid: child.pid!, stop };
+  return { base: instance.baseUrl, pid: instance.child.pid!, stop };
 }
 
 async function startPrism(): Promise<Running> {

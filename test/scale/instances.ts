@@ -24,12 +24,18 @@ export interface Instance {
   kill(): Promise<void>;
 }
 
+/** How the server is started: from its sources under tsx, or from the bundle as `npm start` does. */
+const ENTRIES = {
+  sources: ['--import', 'tsx', 'src/server/main.ts'],
+  bundle: ['scripts/start.mjs'],
+} as const;
+
 /**
- * Starts `src/server/main.ts` in a child process on a port it picks and reports, and waits until
+ * Starts the server in a child process on a port it picks and reports, and waits until
  * GET /readyz answers 200. `env` adds to (or, with '', blanks) the parent's environment.
  */
-export async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server/main.ts'], {
+export async function startInstance(env: Record<string, string>, entry: keyof typeof ENTRIES = 'sources'): Promise<Instance> {
+  const child = spawn(process.execPath, ENTRIES[entry], {
     cwd: root,
     env: { ...process.env, API_TOKEN: instanceToken, LOG_LEVEL: 'warn', ...env, PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],

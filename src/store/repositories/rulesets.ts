@@ -49,23 +49,23 @@ const DEFAULT_ENTRY_POINT_NAME = 'default';
  * that read.
  */
 const rulesetById = preparedQuery((db, id: string) => db.selectFrom('rulesets').selectAll().where('id', '=', id));
+/** The entry point of a phase at either level (a zone's kind `zone`, an account's kind `root`). */
+function entryPointQuery(db: Queryable, kind: 'zone' | 'root', ownerId: string, phase: string) {
+  return db
+    .selectFrom('rulesets')
+    .where('kind', '=', sql.lit(kind))
+    .where('phase', '=', phase)
+    .where(kind === 'zone' ? 'zone_id' : 'account_id', '=', ownerId);
+}
 const entryPointOf = {
-  zone: preparedQuery((db, zoneId: string, phase: string) =>
-    db.selectFrom('rulesets').selectAll().where('kind', '=', sql.lit('zone')).where('phase', '=', phase).where('zone_id', '=', zoneId),
-  ),
-  root: preparedQuery((db, accountId: string, phase: string) =>
-    db.selectFrom('rulesets').selectAll().where('kind', '=', sql.lit('root')).where('phase', '=', phase).where('account_id', '=', accountId),
-  ),
+  zone: preparedQuery((db, zoneId: string, phase: string) => entryPointQuery(db, 'zone', zoneId, phase).selectAll()),
+  root: preparedQuery((db, accountId: string, phase: string) => entryPointQuery(db, 'root', accountId, phase).selectAll()),
 };
 /** What a committed read needs to find a cached version: the row's identity, owner and version only. */
 const versionById = preparedQuery((db, id: string) => db.selectFrom('rulesets').select(['id', 'version', 'zone_id', 'account_id']).where('id', '=', id));
 const entryPointVersionOf = {
-  zone: preparedQuery((db, zoneId: string, phase: string) =>
-    db.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('zone')).where('phase', '=', phase).where('zone_id', '=', zoneId),
-  ),
-  root: preparedQuery((db, accountId: string, phase: string) =>
-    db.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('root')).where('phase', '=', phase).where('account_id', '=', accountId),
-  ),
+  zone: preparedQuery((db, zoneId: string, phase: string) => entryPointQuery(db, 'zone', zoneId, phase).select(['id', 'version'])),
+  root: preparedQuery((db, accountId: string, phase: string) => entryPointQuery(db, 'root', accountId, phase).select(['id', 'version'])),
 };
 const rulesOf = preparedQuery((db, rulesetId: string) => db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position'));
 const ruleById = preparedQuery((db, rulesetId: string, ruleId: string) =>
