@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import type { QueryResult, Transaction } from 'kysely';
 import type { Counters } from './counters';
 import type { Database } from './schema/tables';
 
@@ -18,5 +18,23 @@ export interface DialectTraits {
    * (SQLite): there is nothing to take, and nothing the transaction read can have changed since.
    */
   lockForWrite: ((db: Transaction<Database>, name: string) => Promise<boolean>) | null;
+  /**
+   * Where the engine's driver is synchronous (SQLite), statements run at once instead of through
+   * the query builder's connection queue (see prepared-query.ts); null elsewhere.
+   */
+  readonly statementsNow: StatementsNow | null;
   readonly counters: Counters;
+}
+
+/** Runs one compiled statement synchronously, or answers undefined when it must wait its turn. */
+export type StatementRunner = (sql: string, parameters: readonly unknown[]) => QueryResult<unknown> | undefined;
+
+export interface StatementsNow {
+  /**
+   * Outside any transaction: answers undefined while a transaction holds the connection, since a
+   * read there would see that transaction's uncommitted rows.
+   */
+  readonly committed: StatementRunner;
+  /** Inside the write transaction that holds the connection. */
+  readonly inTransaction: StatementRunner;
 }

@@ -1,5 +1,18 @@
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import type { StatementRunner } from './dialect';
 import type { Database } from './schema/tables';
+
+/** The database handles (the store's own, a running transaction) whose statements may run at once. */
+const runners = new WeakMap<object, StatementRunner>();
+
+/**
+ * Prepared queries on `db` run through `runner` rather than Kysely's queue (see
+ * DialectTraits.statementsNow) until the returned function is called.
+ */
+export function runStatementsNow(db: Kysely<Database>, runner: StatementRunner): () => void {
+  runners.set(db, runner);
+  return () => runners.delete(db);
+}
 
 /** Stands for the n-th argument, or one member of it, while a query is built, once. */
 class Slot {
@@ -35,12 +48,19 @@ interface Template {
  * from an object argument) only as values, never to choose SQL, since it runs once with
  * stand-ins for them.
  */
-export function preparedQuery<Args extends unknown[], Row>(
-  build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>,
-): (db: Kysely<Database>, ...args: Args) => Promise<QueryResult<Row>> {
+export interface PreparedQuery<Args extends unknown[], Row> {
+  (db: Kysely<Database>, ...args: Args): Promise<QueryResult<Row>>;
+  /**
+   * The same statement run at once where `db` allows it (see runStatementsNow); undefined when it
+   * cannot run now, and the caller then takes the asynchronous way.
+   */
+  now(db: Kysely<Database>, ...args: Args): QueryResult<Row> | undefined;
+}
+
+export function preparedQuery<Args extends unknown[], Row>(build: (db: Kysely<Database>, ...args: Args) => Compilable<Row>): PreparedQuery<Args, Row> {
   // By the engine's adapter: one per Kysely instance, shared by its transactions.
   const templates = new WeakMap<object, Template>();
-  return (db, ...args) => {
+  const compiled = (db: Kysely<Database>, args: Args): CompiledQuery => {
     const adapter = db.getExecutor().adapter;
     let template = templates.get(adapter);
     if (template === undefined) {
@@ -50,9 +70,28 @@ export function preparedQuery<Args extends unknown[], Row>(
       template = { sql, parameters: parameters.map((value) => (value instanceof Slot ? new Slot(value.index, value.member) : value)) };
       templates.set(adapter, template);
     }
-    const parameters = template.parameters.map((value) => (value instanceof Slot ? value.valueIn(args) : value));
-    return db.executeQuery<Row>(CompiledQuery.raw(template.sql, parameters));
+    return CompiledQuery.raw(template.sql, template.parameters.map((value) => (value instanceof Slot ? value.valueIn(args) : value)));
   };
+  const now = (db: Kysely<Database>, ...args: Args): QueryResult<Row> | undefined => {
+    const runner = runners.get(db);
+    if (runner === undefined) return undefined;
+    const { sql, parameters } = compiled(db, args);
+    return runner(sql, parameters) as QueryResult<Row> | undefined;
+  };
+  const run = (db: Kysely<Database>, ...args: Args): Promise<QueryResult<Row>> => {
+    const query = compiled(db, args);
+    const runner = runners.get(db);
+    if (runner !== undefined) {
+      try {
+        const result = runner(query.sql, query.parameters) as QueryResult<Row> | undefined;
+        if (result !== undefined) return Promise.resolve(result);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return db.executeQuery<Row>(query);
+  };
+  return Object.assign(run, { now });
 }
 
 /** The first row a prepared query answers, if any. */

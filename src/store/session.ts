@@ -5,7 +5,7 @@ import { formatTimestamp, type Clock } from './clock';
 import type { DialectTraits } from './dialect';
 import { ConcurrentWriteError } from './errors';
 import type { Database, RulesetsTable } from './schema/tables';
-import { preparedQuery } from './prepared-query';
+import { preparedQuery, runStatementsNow } from './prepared-query';
 import { SeededRows } from './seeded-rows';
 import { deepFreeze, RulesetSnapshots } from './snapshot-cache';
 import type { Ruleset } from './types';
@@ -25,6 +25,7 @@ export interface Environment {
 }
 
 export function createEnvironment(db: Kysely<Database>, clock: Clock, dialect: DialectTraits): Environment {
+  if (dialect.statementsNow !== null) runStatementsNow(db, dialect.statementsNow.committed);
   return { db, clock, dialect, inTransaction: new AsyncLocalStorage<true>(), snapshots: new RulesetSnapshots(), seeded: new SeededRows() };
 }
 
@@ -193,6 +194,12 @@ export interface Executor {
    * transaction it runs without one, saving the BEGIN and COMMIT round trips.
    */
   readStatement<T>(work: (ctx: ReadContext) => Promise<T>): Promise<T>;
+  /**
+   * A read answered at once, without a promise: from memory, or by prepared statements' `now`
+   * (SQLite, its connection free). `work` answers undefined when it cannot answer so, and the
+   * caller then reads the usual way, as it must where every read takes a lock first.
+   */
+  readNow<T>(work: (ctx: ReadContext) => T | undefined): T | undefined;
   write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }
 
@@ -207,11 +214,17 @@ export async function runInTransaction<T>(env: Environment, work: (ctx: WriteCon
       let committed: WriteContext | undefined;
       const result = await env.inTransaction.run(true, () =>
         env.db.transaction().execute(async (trx) => {
-          const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots, env.seeded);
-          const value = await work(ctx);
-          await ctx.finish();
-          committed = ctx;
-          return value;
+          const now = env.dialect.statementsNow;
+          const stop = now === null ? undefined : runStatementsNow(trx, now.inTransaction);
+          try {
+            const ctx = new WriteContext(trx, env.dialect, env.clock, env.snapshots, env.seeded);
+            const value = await work(ctx);
+            await ctx.finish();
+            committed = ctx;
+            return value;
+          } finally {
+            stop?.();
+          }
         }),
       );
       // Committed now: the versions this transaction wrote serve the next reads from the cache.
@@ -254,6 +267,14 @@ export function standaloneExecutor(env: Environment): Executor {
   };
   return {
     readStatement: (work) => standalone(() => work(committed)),
+    readNow: (work) => {
+      refuseNesting(env);
+      try {
+        return work(committed);
+      } catch (error) {
+        throw env.dialect.translate(error);
+      }
+    },
     read: (work) =>
       standalone(() =>
         env.inTransaction.run(true, () =>
@@ -272,6 +293,7 @@ export function transactionExecutor(ctx: WriteContext): Executor {
   return {
     read: (work) => work(ctx),
     readStatement: (work) => work(ctx),
+    readNow: (work) => work(ctx),
     write: (work) => work(ctx),
   };
 }
@@ -291,6 +313,8 @@ export function lockingExecutor(executor: Executor, lockName: string): Executor 
   return {
     read: (work) => executor.read(locked(work)),
     readStatement: (work) => executor.readStatement(locked(work)),
+    // Taking the lock means waiting: such reads always go the usual way.
+    readNow: () => undefined,
     write: (work) => executor.write(locked(work)),
   };
 }

@@ -60,6 +60,8 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
       return true;
     },
     counters: sequenceCounters,
+    // The pg driver is asynchronous: every statement goes through the pool.
+    statementsNow: null,
   };
 }
 

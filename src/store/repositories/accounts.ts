@@ -11,7 +11,9 @@ const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 
 export function accountRepository(executor: Executor): AccountRepository {
   return {
-    get: (id) =>
+    get: async (id) =>
+      // Known from memory at once (every lookup after the first), or read.
+      executor.readNow(({ seeded }) => seeded.accounts.get(id)) ??
       executor.readStatement(async ({ db, seeded }) => {
         const known = seeded.accounts.get(id);
         if (known) return known;

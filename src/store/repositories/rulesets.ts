@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Selectable } from 'kysely';
+import { sql, type Insertable, type QueryResult, type Selectable } from 'kysely';
 import { canonicalJson, frozenJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
 import {
   ConcurrentWriteError,
@@ -10,7 +10,7 @@ import {
   VersionMismatchError,
 } from '../errors';
 import { newId } from '../ids';
-import { firstRow, preparedQuery } from '../prepared-query';
+import { firstRow, preparedQuery, type PreparedQuery } from '../prepared-query';
 import { fetchPage } from '../paged-query';
 import { resolvePage, type PageRequest } from '../paging';
 import type { RulesTable, RulesetsTable } from '../schema/tables';
@@ -108,10 +108,10 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     get: async (scope, id) => {
       // A platform-managed ruleset (visible from every account) never changes once seeded.
       if (!('zone_id' in scope)) {
-        const platform = await executor.readStatement(async (ctx) => ctx.seeded.platformRulesets.get(id));
+        const platform = executor.readNow((ctx) => ctx.seeded.platformRulesets.get(id)) ?? (await executor.readStatement(async (ctx) => ctx.seeded.platformRulesets.get(id)));
         if (platform !== undefined) return platform;
       }
-      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), (db) => visibleVersion(db, scope, id), id);
+      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), visibleVersion(scope, id), id);
     },
 
     getVersion: (scope, id, version) =>
@@ -137,7 +137,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         executor,
         scope,
         (db) => entryPointRow(db, scope, phase),
-        (db) => firstRow('zone_id' in scope ? entryPointVersionOf.zone(db, scope.zone_id, phase) : entryPointVersionOf.root(db, scope.account_id, phase)),
+        'zone_id' in scope ? versionLookup(entryPointVersionOf.zone, [scope.zone_id, phase]) : versionLookup(entryPointVersionOf.root, [scope.account_id, phase]),
       ),
 
     create: (scope, input) =>
@@ -308,24 +308,47 @@ async function rewriteRules(
   }
 }
 
+/** A ruleset's identity and version (and owner where needed), by one prepared statement. */
+type VersionRow = Pick<RulesetRow, 'id' | 'version'>;
+
+/** How readRulesetBy finds the version: the statement run at once (undefined: not now) or later. */
+interface VersionLookup<Row extends VersionRow> {
+  now(db: Queryable): QueryResult<Row> | undefined;
+  later(db: Queryable): Promise<QueryResult<Row>>;
+  /** Whether the row found is the scope's to see. */
+  visible(row: Row): boolean;
+}
+
+function versionLookup<Args extends unknown[], Row extends VersionRow>(
+  query: PreparedQuery<Args, Row>,
+  args: Args,
+  visible: (row: Row) => boolean = () => true,
+): VersionLookup<Row> {
+  return { now: (db) => query.now(db, ...args), later: (db) => query(db, ...args), visible };
+}
+
 /**
  * The ruleset whose row `findRow` selects. Outside a transaction only its id and version are read
- * first (`findVersion`, the same row), in one statement: when that version is in the snapshot
- * cache (the common case) it is the answer, with no transaction at all and no other column
- * decoded. Otherwise row and rules are read together in one transaction.
+ * first (`version`, the same row), in one statement, run at once where the engine allows: when
+ * that version is in the snapshot cache (the common case) it is the answer, with no transaction
+ * at all and no other column decoded. Otherwise row and rules are read together in one
+ * transaction.
  */
-async function readRulesetBy(
+async function readRulesetBy<Row extends VersionRow>(
   executor: Executor,
   scope: RulesetScope,
   findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
-  findVersion: (db: Queryable) => Promise<Pick<RulesetRow, 'id' | 'version'> | undefined>,
+  version: VersionLookup<Row>,
   id?: string,
 ): Promise<Ruleset | null> {
-  const cached = await executor.readStatement(async (ctx) => {
-    if (!ctx.committedOnly) return undefined;
-    const row = await findVersion(ctx.db);
-    return row === undefined ? null : ctx.snapshots.get(row.id, row.version);
+  const cachedIn = (ctx: ReadContext, row: Row | undefined) =>
+    row === undefined || !version.visible(row) ? null : ctx.snapshots.get(row.id, row.version);
+  const now = executor.readNow((ctx) => {
+    const found = ctx.committedOnly ? version.now(ctx.db) : undefined;
+    return found === undefined ? undefined : cachedIn(ctx, found.rows[0]);
   });
+  if (now !== undefined) return now;
+  const cached = await executor.readStatement(async (ctx) => (ctx.committedOnly ? cachedIn(ctx, (await version.later(ctx.db)).rows[0]) : undefined));
   if (cached !== undefined) return cached;
   return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow, id)));
 }
@@ -406,9 +429,8 @@ async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promi
 }
 
 /** visibleRow's identity and version only (see readRulesetBy). */
-async function visibleVersion(db: Queryable, scope: RulesetScope, id: string): Promise<Pick<RulesetRow, 'id' | 'version'> | undefined> {
-  const row = await firstRow(versionById(db, id));
-  return row !== undefined && isVisible(row, scope) ? row : undefined;
+function visibleVersion(scope: RulesetScope, id: string) {
+  return versionLookup(versionById, [id], (row) => isVisible(row, scope));
 }
 
 function isVisible(row: Pick<RulesetRow, 'zone_id' | 'account_id'>, scope: RulesetScope): boolean {

@@ -10,7 +10,9 @@ type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
-    get: (id) =>
+    get: async (id) =>
+      // Known from memory at once (every lookup after the first), or read.
+      executor.readNow(({ seeded }) => seeded.zones.get(id)) ??
       executor.readStatement(async ({ db, seeded }) => {
         const known = seeded.zones.get(id);
         if (known) return known;

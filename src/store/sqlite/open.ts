@@ -13,7 +13,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { tableCounters } from '../counters';
-import type { DialectTraits } from '../dialect';
+import type { DialectTraits, StatementRunner, StatementsNow } from '../dialect';
 import { StoreBusyError } from '../errors';
 import { openKyselyStore, type StoreOptions } from '../open-store';
 import { lockFile } from './file-lock';
@@ -58,8 +58,9 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
     throw new Error(`cannot open SQLite database ${filename}: ${(error as Error).message}`, { cause: error });
   }
   const path = filename === ':memory:' ? null : realpathSync(filename);
-  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: withStatementCache(database) }, path) });
-  return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
+  const statements = withStatementCache(database);
+  const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: statements }, path) });
+  return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs, sqliteStatementsNow(database, statements)), options);
 }
 
 function resolveFilename(options: SqliteLocation): string {
@@ -130,7 +131,7 @@ class WriteLockingSqliteDriver extends SqliteDriver {
  * running a small one. Queries are parameterized, so the set of texts stays small; it is bounded
  * all the same. Safe because the driver runs one query at a time on its connection.
  */
-function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
+export function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
   const statements = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => database.close(),
@@ -143,6 +144,27 @@ function withStatementCache(database: BetterSqlite3.Database): SqliteDatabase {
       }
       return statement;
     },
+  };
+}
+
+/**
+ * better-sqlite3 runs a statement synchronously; going through Kysely's connection queue instead
+ * (driver mutex, per-file turn, a dozen awaits) costs several times the statement itself in a
+ * busy server. The connection is the one Kysely uses, so a statement run here sees exactly what
+ * one run through Kysely at that moment would. What Kysely's SqliteConnection answers, answered
+ * the same way.
+ */
+export function sqliteStatementsNow(database: BetterSqlite3.Database, statements: SqliteDatabase): StatementsNow {
+  const run: StatementRunner = (sql, parameters) => {
+    const statement = statements.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  };
+  return {
+    committed: (sql, parameters) => (database.inTransaction ? undefined : run(sql, parameters)),
+    // Only the transaction holding the connection gets this runner, and only while it runs.
+    inTransaction: (sql, parameters) => (database.inTransaction ? run(sql, parameters) : undefined),
   };
 }
 
@@ -160,7 +182,7 @@ class WriteLockingSqliteDialect extends SqliteDialect {
   }
 }
 
-function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
+function sqliteTraits(filename: string, busyTimeoutMs: number, now: StatementsNow): DialectTraits {
   const codeOf = (error: unknown): string =>
     error instanceof BetterSqlite3.SqliteError ? error.code : '';
   return {
@@ -178,5 +200,6 @@ function sqliteTraits(filename: string, busyTimeoutMs: number): DialectTraits {
     // BEGIN IMMEDIATE already makes each write transaction the only one (see the driver above).
     lockForWrite: null,
     counters: tableCounters,
+    statementsNow: now,
   };
 }
