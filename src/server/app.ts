@@ -1,6 +1,6 @@
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import type { Store } from '../store';
@@ -61,7 +61,9 @@ export function createApp(options: AppOptions): App {
   app.use(requestLogger(logger));
 
   const routes = documentRoutes(document);
-  app.use(basePath, (req: AuthenticatedRequest, res, next) => {
+  const prefix = `${basePath}/`;
+  /** Routing, then authentication, before anything reads the body. */
+  const routeAndAuthenticate = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
     // response, created for a HEAD request, drops the body and keeps the headers.
     if (req.method === 'HEAD') {
@@ -69,15 +71,11 @@ export function createApp(options: AppOptions): App {
       req.method = 'GET';
     }
     // Routing comes first, as on the real service: an unknown route is a 404 with or without credentials.
-    if (!routes.find(req.path)) return next(notFound(req.originalUrl.split('?')[0]!));
+    if (!routes.find(req.path.slice(basePath.length))) return next(notFound(req.originalUrl.split('?')[0]!));
     req.principal = authenticate(req.headers, credentials);
     next();
-  });
-  // Bodies are read only now, after routing and authentication: an unknown route or a client
-  // without credentials never makes the server parse up to 1 MiB.
-  app.use(express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }));
-  app.use(validator);
-  app.use(basePath, (req: AuthenticatedRequest, res, next) => {
+  };
+  const dispatch = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const operationId = req.openapi?.schema?.operationId as OperationId | undefined;
     const handler = operationId ? (handlers[operationId] as Handler<OperationId> | undefined) : undefined;
     if (!handler) return next(notFound(req.originalUrl.split('?')[0]!));
@@ -88,14 +86,23 @@ export function createApp(options: AppOptions): App {
       body: req.body,
       principal: req.principal!,
       store,
-      path: req.path,
+      path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;
     handler(context).then(
       (reply: AnyReply) =>
         'noContent' in reply ? res.status(204).end() : sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
       (error: unknown) => next(error),
     );
-  });
+  };
+  // Bodies are read only after routing and authentication: an unknown route or a client without
+  // credentials never makes the server parse up to 1 MiB.
+  const api = series([
+    routeAndAuthenticate,
+    express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }),
+    ...validator,
+    dispatch,
+  ]);
+  app.use((req, res, next) => (req.path.startsWith(prefix) ? api(req, res, next) : next()));
   app.use((req, _res, next) => next(notFound(req.path)));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
@@ -154,6 +161,30 @@ function documentRoutes(document: Record<string, unknown>) {
   return {
     /** The path item matching a path relative to the base path, if any. */
     find: (relativePath: string) => bySegments.get(segmentCount(relativePath))?.find(({ pattern }) => pattern.test(relativePath)),
+  };
+}
+
+/**
+ * Middlewares run one after another as a single Express layer: the API's steps apply to every
+ * API request alike, and each Express layer costs its own path matching and bookkeeping per
+ * request. An error (or a step's thrown exception) skips the remaining steps, as in Express.
+ */
+function series(steps: readonly RequestHandler[]): RequestHandler {
+  return (req, res, done) => {
+    let index = 0;
+    const next = (error?: unknown): void => {
+      if (error) return done(error);
+      const step = steps[index++];
+      if (step === undefined) return done();
+      try {
+        const returned: unknown = step(req, res, next);
+        // As Express 5 does: a step's rejected promise is its error.
+        if (returned instanceof Promise) returned.catch(next);
+      } catch (thrown) {
+        next(thrown);
+      }
+    };
+    next();
   };
 }
 
