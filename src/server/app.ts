@@ -16,6 +16,8 @@ import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
 import type { AnyReply, Context, Handler, OperationId } from './http/operations';
 import { requestLogger } from './http/request-logger';
+import { series } from './http/series';
+import { rememberAcceptedRequests } from './http/validation-memo';
 
 export interface AppOptions {
   store: Store;
@@ -96,10 +98,11 @@ export function createApp(options: AppOptions): App {
   };
   // Bodies are read only after routing and authentication: an unknown route or a client without
   // credentials never makes the server parse up to 1 MiB.
+  const { requestSteps, responseSteps } = splitValidator(validator);
   const api = series([
     routeAndAuthenticate,
-    express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }),
-    ...validator,
+    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), ...requestSteps], document),
+    ...responseSteps,
     dispatch,
   ]);
   app.use((req, res, next) => (req.path.startsWith(prefix) ? api(req, res, next) : next()));
@@ -164,35 +167,25 @@ function documentRoutes(document: Record<string, unknown>) {
   };
 }
 
-/**
- * Middlewares run one after another as a single Express layer: the API's steps apply to every
- * API request alike, and each Express layer costs its own path matching and bookkeeping per
- * request. An error (or a step's thrown exception) skips the remaining steps, as in Express.
- */
-function series(steps: readonly RequestHandler[]): RequestHandler {
-  return (req, res, done) => {
-    let index = 0;
-    const next = (error?: unknown): void => {
-      if (error) return done(error);
-      const step = steps[index++];
-      if (step === undefined) return done();
-      try {
-        const returned: unknown = step(req, res, next);
-        // As Express 5 does: a step's rejected promise is its error.
-        if (returned instanceof Promise) returned.catch(next);
-      } catch (thrown) {
-        next(thrown);
-      }
-    };
-    next();
-  };
-}
-
 /** Segments of a path, a trailing slash not counted (the patterns accept one). */
 function segmentCount(path: string): number {
   let count = 0;
   for (let i = 0; i < path.length - 1; i += 1) if (path.charCodeAt(i) === 47) count += 1;
   return count;
+}
+
+/**
+ * The validator's middlewares that check the request, and the one that checks responses (when
+ * on). Told apart by name: an upgrade that renames them fails here, at start-up.
+ */
+function splitValidator(validator: express.RequestHandler[]) {
+  const requestNames = ['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware'];
+  const unknown = validator.filter((step) => !requestNames.includes(step.name) && step.name !== 'responseMiddleware');
+  if (unknown.length > 0) throw new Error(`unexpected validator middlewares: ${unknown.map((step) => step.name || '(anonymous)').join(', ')}`);
+  return {
+    requestSteps: validator.filter((step) => requestNames.includes(step.name)),
+    responseSteps: validator.filter((step) => step.name === 'responseMiddleware'),
+  };
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */

@@ -1,0 +1,80 @@
+import type { Request, RequestHandler } from 'express';
+import { series } from './series';
+
+/** What the validator leaves on a request it accepted, as the server's steps after it read it. */
+interface Accepted {
+  openapi: { schema?: { operationId?: string }; pathParams?: Record<string, unknown> } & Record<string, unknown>;
+  pathParams: Readonly<Record<string, unknown>>;
+}
+
+type ValidatedRequest = Request & { openapi?: Accepted['openapi'] };
+
+/** How many accepted method-and-path pairs are kept (each a few hundred bytes). */
+export const DEFAULT_CAPACITY = 4096;
+
+/**
+ * The request validator's verdict on a request that carries nothing but a method and a path
+ * (no query string, no body, no content type; and an operation that declares no header or cookie
+ * parameter) depends on nothing else: once the validator accepted `GET /client/v4/zones/…/entrypoint`
+ * it accepts it again, with the same operation and the same (coerced) path parameters. Those
+ * verdicts are kept, up to `capacity` of them, the least recently used dropped first, and a
+ * request that repeats one skips the request steps (body parsing and the validator's request
+ * middlewares). Every other request, and every refusal, goes through them each time.
+ *
+ * `steps` are the body parser and the validator's request middlewares; the response validator,
+ * when on, is not among them and still runs for every request.
+ */
+export function rememberAcceptedRequests(steps: readonly RequestHandler[], document: Record<string, unknown>, capacity = DEFAULT_CAPACITY): RequestHandler {
+  const plainOperations = operationsWithoutHeaderParameters(document);
+  const accepted = new Map<string, Accepted>();
+  const validate = series(steps);
+  return (req: ValidatedRequest, res, next) => {
+    const key = memoKey(req);
+    const known = key === undefined ? undefined : accepted.get(key);
+    if (known !== undefined) {
+      // Most recently used last, so the oldest is the first to go.
+      accepted.delete(key!);
+      accepted.set(key!, known);
+      const pathParams = { ...known.pathParams };
+      req.openapi = { ...known.openapi, pathParams };
+      req.params = pathParams as Request['params'];
+      return next();
+    }
+    validate(req, res, (error?: unknown) => {
+      const operationId = req.openapi?.schema?.operationId;
+      if (!error && key !== undefined && operationId !== undefined && plainOperations.has(operationId)) {
+        if (accepted.size >= capacity) accepted.delete(accepted.keys().next().value!);
+        accepted.set(key, { openapi: { ...req.openapi! }, pathParams: Object.freeze({ ...req.openapi!.pathParams }) });
+      }
+      next(error);
+    });
+  };
+}
+
+/** The method and path, when they are all the validator looks at; otherwise undefined. */
+function memoKey(req: Request): string | undefined {
+  const url = req.originalUrl;
+  const headers = req.headers;
+  if (url.includes('?') || headers['content-type'] !== undefined || headers['transfer-encoding'] !== undefined) return undefined;
+  const length = headers['content-length'];
+  if (length !== undefined && length !== '0') return undefined;
+  return `${req.method} ${url}`;
+}
+
+/** Operations whose parameters (the path item's included) are all in the path or the query. */
+function operationsWithoutHeaderParameters(document: Record<string, unknown>): Set<string> {
+  type Parameter = { $ref?: string; in?: string };
+  const shared = ((document.components as { parameters?: Record<string, Parameter> } | undefined)?.parameters ?? {}) as Record<string, Parameter>;
+  const resolve = (parameter: Parameter): Parameter => (parameter.$ref ? (shared[parameter.$ref.split('/').pop()!] ?? {}) : parameter);
+  const plain = new Set<string>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    const common = (item.parameters ?? []) as Parameter[];
+    for (const operation of Object.values(item)) {
+      const { operationId, parameters = [] } = (operation ?? {}) as { operationId?: string; parameters?: Parameter[] };
+      if (typeof operationId !== 'string') continue;
+      const places = [...common, ...parameters].map((parameter) => resolve(parameter).in);
+      if (places.every((place) => place === 'path' || place === 'query')) plain.add(operationId);
+    }
+  }
+  return plain;
+}
