@@ -197,9 +197,10 @@ export interface Executor {
   /**
    * A read answered at once, without a promise: from memory, or by prepared statements' `now`
    * (SQLite, its connection free). `work` answers undefined when it cannot answer so, and the
-   * caller then reads the usual way, as it must where every read takes a lock first.
+   * caller then reads the usual way, as it must where every read takes a lock first. The
+   * arguments are passed on, so that `work` need not be a closure made per call on a hot path.
    */
-  readNow<T>(work: (ctx: ReadContext) => T | undefined): T | undefined;
+  readNow<A extends unknown[], T>(work: (ctx: ReadContext, ...args: A) => T | undefined, ...args: A): T | undefined;
   write<T>(work: (ctx: WriteContext) => Promise<T>): Promise<T>;
 }
 
@@ -267,10 +268,10 @@ export function standaloneExecutor(env: Environment): Executor {
   };
   return {
     readStatement: (work) => standalone(() => work(committed)),
-    readNow: (work) => {
+    readNow: (work, ...args) => {
       refuseNesting(env);
       try {
-        return work(committed);
+        return work(committed, ...args);
       } catch (error) {
         throw env.dialect.translate(error);
       }
@@ -293,7 +294,7 @@ export function transactionExecutor(ctx: WriteContext): Executor {
   return {
     read: (work) => work(ctx),
     readStatement: (work) => work(ctx),
-    readNow: (work) => work(ctx),
+    readNow: (work, ...args) => work(ctx, ...args),
     write: (work) => work(ctx),
   };
 }

@@ -3,7 +3,7 @@ import { fromJson } from '../codecs';
 import { fetchPage } from '../paged-query';
 import { resolvePage } from '../paging';
 import type { AccountsTable } from '../schema/tables';
-import type { Executor } from '../session';
+import type { Executor, ReadContext } from '../session';
 import type { AccountRepository } from '../store';
 import type { Account } from '../types';
 
@@ -11,15 +11,17 @@ const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 
 export function accountRepository(executor: Executor): AccountRepository {
   return {
-    get: async (id) =>
+    get: (id) => {
       // Known from memory at once (every lookup after the first), or read.
-      executor.readNow(({ seeded }) => seeded.accounts.get(id)) ??
-      executor.readStatement(async ({ db, seeded }) => {
-        const known = seeded.accounts.get(id);
-        if (known) return known;
+      const known = executor.readNow(seededAccount, id);
+      if (known !== undefined) return Promise.resolve(known);
+      return executor.readStatement(async ({ db, seeded }) => {
+        const found = seeded.accounts.get(id);
+        if (found) return found;
         const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
         return row === undefined ? null : seeded.accounts.remember(toAccount(row));
-      }),
+      });
+    },
 
     list: (request) =>
       executor.read(async ({ db }) => {
@@ -37,4 +39,8 @@ function toAccount(row: Selectable<AccountsTable>): Account {
     settings: fromJson(row.settings),
     created_on: row.created_on,
   };
+}
+
+function seededAccount(ctx: ReadContext, id: string): Account | undefined {
+  return ctx.seeded.accounts.get(id);
 }

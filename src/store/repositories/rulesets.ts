@@ -108,7 +108,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     get: async (scope, id) => {
       // A platform-managed ruleset (visible from every account) never changes once seeded.
       if (!('zone_id' in scope)) {
-        const platform = executor.readNow((ctx) => ctx.seeded.platformRulesets.get(id)) ?? (await executor.readStatement(async (ctx) => ctx.seeded.platformRulesets.get(id)));
+        const platform = executor.readNow(seededPlatformRuleset, id) ?? (await executor.readStatement(async (ctx) => seededPlatformRuleset(ctx, id)));
         if (platform !== undefined) return platform;
       }
       return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), visibleVersion(scope, id), id);
@@ -137,7 +137,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         executor,
         scope,
         (db) => entryPointRow(db, scope, phase),
-        'zone_id' in scope ? versionLookup(entryPointVersionOf.zone, [scope.zone_id, phase]) : versionLookup(entryPointVersionOf.root, [scope.account_id, phase]),
+        'zone_id' in scope ? new VersionLookup(entryPointVersionOf.zone, [scope.zone_id, phase]) : new VersionLookup(entryPointVersionOf.root, [scope.account_id, phase]),
       ),
 
     create: (scope, input) =>
@@ -311,20 +311,27 @@ async function rewriteRules(
 /** A ruleset's identity and version (and owner where needed), by one prepared statement. */
 type VersionRow = Pick<RulesetRow, 'id' | 'version'>;
 
-/** How readRulesetBy finds the version: the statement run at once (undefined: not now) or later. */
-interface VersionLookup<Row extends VersionRow> {
-  now(db: Queryable): QueryResult<Row> | undefined;
-  later(db: Queryable): Promise<QueryResult<Row>>;
-  /** Whether the row found is the scope's to see. */
-  visible(row: Row): boolean;
+/** How readRulesetBy finds the version: one prepared statement, run at once or later. */
+class VersionLookup<Args extends unknown[], Row extends VersionRow> {
+  constructor(
+    readonly query: PreparedQuery<Args, Row>,
+    readonly args: Args,
+    /** Whether the row found is the scope's to see. */
+    readonly visible: (row: Row) => boolean = everyRow,
+  ) {}
+
+  /** The row's cached version, null when there is no such (visible) ruleset, undefined when not cached. */
+  cachedIn(ctx: ReadContext, row: Row | undefined): Ruleset | null | undefined {
+    return row === undefined || !this.visible(row) ? null : ctx.snapshots.get(row.id, row.version);
+  }
 }
 
-function versionLookup<Args extends unknown[], Row extends VersionRow>(
-  query: PreparedQuery<Args, Row>,
-  args: Args,
-  visible: (row: Row) => boolean = () => true,
-): VersionLookup<Row> {
-  return { now: (db) => query.now(db, ...args), later: (db) => query(db, ...args), visible };
+const everyRow = () => true;
+
+/** readRulesetBy's answer at once, where the statement can run now and finds a cached version. */
+function cachedNow<Args extends unknown[], Row extends VersionRow>(ctx: ReadContext, version: VersionLookup<Args, Row>): Ruleset | null | undefined {
+  const found = ctx.committedOnly ? version.query.now(ctx.db, ...version.args) : undefined;
+  return found === undefined ? undefined : version.cachedIn(ctx, found.rows[0]);
 }
 
 /**
@@ -334,21 +341,28 @@ function versionLookup<Args extends unknown[], Row extends VersionRow>(
  * at all and no other column decoded. Otherwise row and rules are read together in one
  * transaction.
  */
-async function readRulesetBy<Row extends VersionRow>(
+function readRulesetBy<Args extends unknown[], Row extends VersionRow>(
   executor: Executor,
   scope: RulesetScope,
   findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
-  version: VersionLookup<Row>,
+  version: VersionLookup<Args, Row>,
   id?: string,
 ): Promise<Ruleset | null> {
-  const cachedIn = (ctx: ReadContext, row: Row | undefined) =>
-    row === undefined || !version.visible(row) ? null : ctx.snapshots.get(row.id, row.version);
-  const now = executor.readNow((ctx) => {
-    const found = ctx.committedOnly ? version.now(ctx.db) : undefined;
-    return found === undefined ? undefined : cachedIn(ctx, found.rows[0]);
-  });
-  if (now !== undefined) return now;
-  const cached = await executor.readStatement(async (ctx) => (ctx.committedOnly ? cachedIn(ctx, (await version.later(ctx.db)).rows[0]) : undefined));
+  const now = executor.readNow(cachedNow<Args, Row>, version);
+  if (now !== undefined) return Promise.resolve(now);
+  return readRulesetLater(executor, scope, findRow, version, id);
+}
+
+async function readRulesetLater<Args extends unknown[], Row extends VersionRow>(
+  executor: Executor,
+  scope: RulesetScope,
+  findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
+  version: VersionLookup<Args, Row>,
+  id?: string,
+): Promise<Ruleset | null> {
+  const cached = await executor.readStatement(async (ctx) =>
+    ctx.committedOnly ? version.cachedIn(ctx, (await version.query(ctx.db, ...version.args)).rows[0]) : undefined,
+  );
   if (cached !== undefined) return cached;
   return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow, id)));
 }
@@ -430,7 +444,11 @@ async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promi
 
 /** visibleRow's identity and version only (see readRulesetBy). */
 function visibleVersion(scope: RulesetScope, id: string) {
-  return versionLookup(versionById, [id], (row) => isVisible(row, scope));
+  return new VersionLookup(versionById, [id], (row) => isVisible(row, scope));
+}
+
+function seededPlatformRuleset(ctx: ReadContext, id: string): Ruleset | undefined {
+  return ctx.seeded.platformRulesets.get(id);
 }
 
 function isVisible(row: Pick<RulesetRow, 'zone_id' | 'account_id'>, scope: RulesetScope): boolean {

@@ -10,15 +10,17 @@ type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
-    get: async (id) =>
+    get: (id) => {
       // Known from memory at once (every lookup after the first), or read.
-      executor.readNow(({ seeded }) => seeded.zones.get(id)) ??
-      executor.readStatement(async ({ db, seeded }) => {
-        const known = seeded.zones.get(id);
-        if (known) return known;
+      const known = executor.readNow(seededZone, id);
+      if (known !== undefined) return Promise.resolve(known);
+      return executor.readStatement(async ({ db, seeded }) => {
+        const found = seeded.zones.get(id);
+        if (found) return found;
         const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
         return row === undefined ? null : seeded.zones.remember(toZone(row));
-      }),
+      });
+    },
 
     list: (filter, request) =>
       executor.readStatement(async ({ db }) => {
@@ -62,4 +64,8 @@ function toZone(row: ZoneRow): Zone {
     permissions: fromJson(row.permissions),
     plan: fromJson(row.plan),
   };
+}
+
+function seededZone(ctx: ReadContext, id: string): Zone | undefined {
+  return ctx.seeded.zones.get(id);
 }
