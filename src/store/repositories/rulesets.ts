@@ -111,7 +111,7 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
         const platform = executor.readNow(seededPlatformRuleset, id) ?? (await executor.readStatement(async (ctx) => seededPlatformRuleset(ctx, id)));
         if (platform !== undefined) return platform;
       }
-      return readRulesetBy(executor, scope, (db) => visibleRow(db, scope, id), visibleVersion(scope, id), id);
+      return readRulesetBy(executor, visibleRuleset(scope, id));
     },
 
     getVersion: (scope, id, version) =>
@@ -135,9 +135,9 @@ export function rulesetRepository(executor: Executor): RulesetRepository {
     getEntryPoint: (scope, phase) =>
       readRulesetBy(
         executor,
-        scope,
-        (db) => entryPointRow(db, scope, phase),
-        'zone_id' in scope ? new VersionLookup(entryPointVersionOf.zone, [scope.zone_id, phase]) : new VersionLookup(entryPointVersionOf.root, [scope.account_id, phase]),
+        'zone_id' in scope
+          ? new RulesetLookup(scope, (db) => entryPointRow(db, scope, phase), entryPointVersionOf.zone, [scope.zone_id, phase])
+          : new RulesetLookup(scope, (db) => entryPointRow(db, scope, phase), entryPointVersionOf.root, [scope.account_id, phase]),
       ),
 
     create: (scope, input) =>
@@ -311,13 +311,19 @@ async function rewriteRules(
 /** A ruleset's identity and version (and owner where needed), by one prepared statement. */
 type VersionRow = Pick<RulesetRow, 'id' | 'version'>;
 
-/** How readRulesetBy finds the version: one prepared statement, run at once or later. */
-class VersionLookup<Args extends unknown[], Row extends VersionRow> {
+/**
+ * What readRulesetBy reads: the row `findRow` selects in `scope` (the ruleset `id`, when it names
+ * one), whose identity and version `query` selects on its own in one prepared statement.
+ */
+class RulesetLookup<Args extends unknown[], Row extends VersionRow> {
   constructor(
+    readonly scope: RulesetScope,
+    readonly findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
     readonly query: PreparedQuery<Args, Row>,
     readonly args: Args,
     /** Whether the row found is the scope's to see. */
     readonly visible: (row: Row) => boolean = everyRow,
+    readonly id?: string,
   ) {}
 
   /** The row's cached version, null when there is no such (visible) ruleset, undefined when not cached. */
@@ -329,42 +335,28 @@ class VersionLookup<Args extends unknown[], Row extends VersionRow> {
 const everyRow = () => true;
 
 /** readRulesetBy's answer at once, where the statement can run now and finds a cached version. */
-function cachedNow<Args extends unknown[], Row extends VersionRow>(ctx: ReadContext, version: VersionLookup<Args, Row>): Ruleset | null | undefined {
-  const found = ctx.committedOnly ? version.query.now(ctx.db, ...version.args) : undefined;
-  return found === undefined ? undefined : version.cachedIn(ctx, found.rows[0]);
+function cachedNow<Args extends unknown[], Row extends VersionRow>(ctx: ReadContext, lookup: RulesetLookup<Args, Row>): Ruleset | null | undefined {
+  const found = ctx.committedOnly ? lookup.query.now(ctx.db, ...lookup.args) : undefined;
+  return found === undefined ? undefined : lookup.cachedIn(ctx, found.rows[0]);
 }
 
 /**
- * The ruleset whose row `findRow` selects. Outside a transaction only its id and version are read
- * first (`version`, the same row), in one statement, run at once where the engine allows: when
- * that version is in the snapshot cache (the common case) it is the answer, with no transaction
- * at all and no other column decoded. Otherwise row and rules are read together in one
- * transaction.
+ * The ruleset `lookup` names. Outside a transaction only its id and version are read first, in
+ * one statement, run at once where the engine allows: when that version is in the snapshot cache
+ * (the common case) it is the answer, with no transaction at all and no other column decoded.
+ * Otherwise row and rules are read together in one transaction.
  */
-function readRulesetBy<Args extends unknown[], Row extends VersionRow>(
-  executor: Executor,
-  scope: RulesetScope,
-  findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
-  version: VersionLookup<Args, Row>,
-  id?: string,
-): Promise<Ruleset | null> {
-  const now = executor.readNow(cachedNow<Args, Row>, version);
-  if (now !== undefined) return Promise.resolve(now);
-  return readRulesetLater(executor, scope, findRow, version, id);
+function readRulesetBy<Args extends unknown[], Row extends VersionRow>(executor: Executor, lookup: RulesetLookup<Args, Row>): Promise<Ruleset | null> {
+  const now = executor.readNow(cachedNow<Args, Row>, lookup);
+  return now !== undefined ? Promise.resolve(now) : readRulesetLater(executor, lookup);
 }
 
-async function readRulesetLater<Args extends unknown[], Row extends VersionRow>(
-  executor: Executor,
-  scope: RulesetScope,
-  findRow: (db: Queryable) => Promise<RulesetRow | undefined>,
-  version: VersionLookup<Args, Row>,
-  id?: string,
-): Promise<Ruleset | null> {
+async function readRulesetLater<Args extends unknown[], Row extends VersionRow>(executor: Executor, lookup: RulesetLookup<Args, Row>): Promise<Ruleset | null> {
   const cached = await executor.readStatement(async (ctx) =>
-    ctx.committedOnly ? version.cachedIn(ctx, (await version.query(ctx.db, ...version.args)).rows[0]) : undefined,
+    ctx.committedOnly ? lookup.cachedIn(ctx, (await lookup.query(ctx.db, ...lookup.args)).rows[0]) : undefined,
   );
   if (cached !== undefined) return cached;
-  return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, scope, findRow, id)));
+  return executor.read(async (ctx) => readRuleset(ctx, await lockedRow(ctx, lookup.scope, lookup.findRow, lookup.id)));
 }
 
 /**
@@ -442,9 +434,9 @@ async function visibleRow(db: Queryable, scope: RulesetScope, id: string): Promi
   return row !== undefined && isVisible(row, scope) ? row : undefined;
 }
 
-/** visibleRow's identity and version only (see readRulesetBy). */
-function visibleVersion(scope: RulesetScope, id: string) {
-  return new VersionLookup(versionById, [id], (row) => isVisible(row, scope));
+/** The ruleset `id` if the scope may read it (see visibleRow), for readRulesetBy. */
+function visibleRuleset(scope: RulesetScope, id: string) {
+  return new RulesetLookup(scope, (db) => visibleRow(db, scope, id), versionById, [id], (row) => isVisible(row, scope), id);
 }
 
 function seededPlatformRuleset(ctx: ReadContext, id: string): Ruleset | undefined {
