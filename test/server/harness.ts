@@ -62,6 +62,8 @@ export interface StartOptions {
   seed?: string;
   clock?: Clock;
   tokens?: ExtraToken[];
+  /** Validate every response (default true); false runs the server as `npm start` does. */
+  validateResponses?: boolean;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -77,7 +79,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   for (const extra of options.tokens ?? []) {
     credentials.addToken(sha256(extra.token), { name: 'extra', email: extra.email ?? null, scope: extra.scope });
   }
-  const { app, ready } = createApp({ store, credentials, logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }), validateResponses: true });
+  const { app, ready } = createApp({ store, credentials, logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }), validateResponses: options.validateResponses ?? true });
   await ready;
   const server: Server = await new Promise((resolve) => {
     const listening = createServer(httpServerOptions, app).listen(0, '127.0.0.1', () => resolve(listening));

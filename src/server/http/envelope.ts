@@ -4,18 +4,35 @@ import type { ErrorItem } from './errors';
 
 export type { ResultInfo };
 
+/** An encoded envelope: text up to this many characters, bytes beyond. */
+const TEXT_LIMIT = 16 * 1024;
+
+interface Encoded {
+  /** Small envelopes as text: Node then writes the header and the body in one system call. */
+  body: string | Buffer;
+  length: number;
+}
+
 // Encoded envelopes of frozen results (the store's committed ruleset versions never change).
-const encoded = new WeakMap<object, Buffer>();
+const encoded = new WeakMap<object, Encoded>();
 
 function envelopeText(result: unknown, resultInfo: ResultInfo | undefined): string {
   const info = resultInfo ? `,"result_info":${JSON.stringify(resultInfo)}` : '';
   return `{"result":${frozenJson(result)},"success":true,"errors":[],"messages":[]${info}}`;
 }
 
+function encode(text: string): Encoded {
+  if (text.length <= TEXT_LIMIT) return { body: text, length: Buffer.byteLength(text) };
+  const bytes = Buffer.from(text);
+  return { body: bytes, length: bytes.length };
+}
+
 /**
  * The success envelope. With `validated` (response validation on), it goes through `res.json`,
- * where the validator checks it; otherwise it is written as bytes, those of a frozen result
- * encoded once and reused.
+ * where the validator checks it; otherwise it is written as it was encoded, a frozen result's
+ * encoding made once and reused, straight to Node's response (no ETag or freshness check to make:
+ * the server sets neither ETag nor Last-Modified). A HEAD request's response keeps the headers and
+ * drops the body.
  */
 export function sendResult(res: Response, result: unknown, resultInfo: ResultInfo | undefined, validated: boolean): void {
   if (validated) {
@@ -23,13 +40,13 @@ export function sendResult(res: Response, result: unknown, resultInfo: ResultInf
     return;
   }
   const reusable = resultInfo === undefined && result !== null && typeof result === 'object' && Object.isFrozen(result);
-  let body = reusable ? encoded.get(result) : undefined;
-  if (body === undefined) {
-    body = Buffer.from(envelopeText(result, resultInfo));
-    if (reusable) encoded.set(result, body);
+  let envelope = reusable ? encoded.get(result) : undefined;
+  if (envelope === undefined) {
+    envelope = encode(envelopeText(result, resultInfo));
+    if (reusable) encoded.set(result, envelope);
   }
-  res.status(200).setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.send(body);
+  res.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': envelope.length });
+  res.end(envelope.body);
 }
 
 export function sendErrors(res: Response, status: number, errors: ErrorItem[]): void {
