@@ -45,7 +45,8 @@ const CATEGORIES: [string, (frame: CallFrame) => boolean][] = [
   ['handlers', (f) => /src\/server\/(handlers|waf|logpush)\//.test(f.url)],
   ['server HTTP layer (routing, envelope)', (f) => /src\/server\/(http\/|app\.ts)/.test(f.url)],
   ['Express, router, body parsing', (f) => /node_modules\/(express|router|body-parser|raw-body|finalhandler|send|on-finished|qs|content-type|type-is|parseurl)/.test(f.url)],
-  ['Node HTTP and sockets (writev: the send itself)', (f) => /^node:/.test(f.url) || f.functionName === 'writev'],
+  // The send's system call shows as a native frame of its own: write (text) or writev (bytes).
+  ["Node HTTP and sockets (the send's write included)", (f) => /^node:/.test(f.url) || /^(writev|writeUtf8String|writeBuffer|writeLatin1String)$/.test(f.functionName)],
   ['garbage collection', (f) => f.functionName === '(garbage collector)'],
 ];
 
