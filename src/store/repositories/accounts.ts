@@ -11,10 +11,10 @@ const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 
 export function accountRepository(executor: Executor): AccountRepository {
   return {
-    get: (id) => {
+    get: async (id) => {
       // Known from memory at once (every lookup after the first), or read.
       const known = executor.readNow(seededAccount, id);
-      if (known !== undefined) return Promise.resolve(known);
+      if (known !== undefined) return known;
       return executor.readStatement(async ({ db, seeded }) => {
         const found = seeded.accounts.get(id);
         if (found) return found;

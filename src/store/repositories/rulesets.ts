@@ -346,9 +346,9 @@ function cachedNow<Args extends unknown[], Row extends VersionRow>(ctx: ReadCont
  * (the common case) it is the answer, with no transaction at all and no other column decoded.
  * Otherwise row and rules are read together in one transaction.
  */
-function readRulesetBy<Args extends unknown[], Row extends VersionRow>(executor: Executor, lookup: RulesetLookup<Args, Row>): Promise<Ruleset | null> {
+async function readRulesetBy<Args extends unknown[], Row extends VersionRow>(executor: Executor, lookup: RulesetLookup<Args, Row>): Promise<Ruleset | null> {
   const now = executor.readNow(cachedNow<Args, Row>, lookup);
-  return now !== undefined ? Promise.resolve(now) : readRulesetLater(executor, lookup);
+  return now !== undefined ? now : readRulesetLater(executor, lookup);
 }
 
 async function readRulesetLater<Args extends unknown[], Row extends VersionRow>(executor: Executor, lookup: RulesetLookup<Args, Row>): Promise<Ruleset | null> {

@@ -10,10 +10,10 @@ type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
-    get: (id) => {
+    get: async (id) => {
       // Known from memory at once (every lookup after the first), or read.
       const known = executor.readNow(seededZone, id);
-      if (known !== undefined) return Promise.resolve(known);
+      if (known !== undefined) return known;
       return executor.readStatement(async ({ db, seeded }) => {
         const found = seeded.zones.get(id);
         if (found) return found;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SchemaTooNewError, type RuleInput } from '../../../src/store';
 import type { StoreHarness } from '../helpers/harness';
 import { runWriter } from '../helpers/processes';
-import { fixtureId, ZONE_IDS } from './fixtures';
+import { FIREWALL_MANAGED, fixtureId, MAIN_ACCOUNT_ID, OWASP_RULESET_ID, ZONE_IDS } from './fixtures';
 
 const PRO = { zone_id: ZONE_IDS.pro };
 const PRO_ENTRY_POINT = fixtureId('pro-entry-point');
@@ -93,9 +93,24 @@ export function transactionsContract(harness: () => StoreHarness): void {
 
     it('refuses use of the store itself inside its own transaction instead of hanging', async () => {
       const store = await harness().fresh();
-      await expect(store.transaction(() => store.zones.get(ZONE_IDS.pro))).rejects.toThrow(
-        'store used inside its own transaction: use the tx repositories handed to the callback',
-      );
+      const uses: (() => Promise<unknown>)[] = [
+        () => store.zones.get(ZONE_IDS.pro),
+        () => store.accounts.get(MAIN_ACCOUNT_ID),
+        () => store.rulesets.get({ account_id: MAIN_ACCOUNT_ID }, OWASP_RULESET_ID),
+        () => store.rulesets.getEntryPoint({ zone_id: ZONE_IDS.pro }, FIREWALL_MANAGED),
+      ];
+      for (const use of uses) {
+        // Refused as a rejected promise, like any other store failure, not thrown on the spot.
+        await expect(
+          store.transaction(() => {
+            try {
+              return use();
+            } catch (thrown) {
+              return Promise.resolve(`thrown on the spot: ${String(thrown)}`);
+            }
+          }),
+        ).rejects.toThrow('store used inside its own transaction: use the tx repositories handed to the callback');
+      }
     });
 
     it('runs transactions of one store one after another', async () => {
