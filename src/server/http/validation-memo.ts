@@ -10,7 +10,7 @@ interface Accepted {
 type ValidatedRequest = Request & { openapi?: Accepted['openapi'] };
 
 /** How many accepted method-and-path pairs are kept (each a few hundred bytes). */
-export const DEFAULT_CAPACITY = 4096;
+const DEFAULT_CAPACITY = 4096;
 
 /**
  * The request validator's verdict on a request that carries nothing but a method and a path

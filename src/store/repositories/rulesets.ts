@@ -1,4 +1,4 @@
-import { sql, type Insertable, type QueryResult, type Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { canonicalJson, frozenJson, fromFlag, fromJson, inBatches, toFlag, toJson } from '../codecs';
 import {
   ConcurrentWriteError,
