@@ -1,8 +1,9 @@
+import type { Executor, ReadContext } from './session';
 import { deepFreeze } from './snapshot-cache';
 import type { Account, Ruleset, Zone } from './types';
 
 /** Values by id, each frozen as it is remembered (callers copy before they change anything). */
-class FrozenById<T extends { id: string }> {
+export class FrozenById<T extends { id: string }> {
   readonly #entries = new Map<string, T>();
 
   get(id: string): T | undefined {
@@ -29,4 +30,27 @@ export class SeededRows {
   readonly accounts = new FrozenById<Account>();
   /** Rulesets with no account and no zone, at their only version. */
   readonly platformRulesets = new FrozenById<Ruleset>();
+}
+
+/**
+ * A zone or an account by id: from memory at once (every lookup after the first), otherwise read
+ * by `read` and remembered. `rows` picks the kind; both are plain functions, not closures made per
+ * call, since every request looks up its zone or account.
+ */
+export async function seededById<T extends { id: string }>(
+  executor: Executor,
+  rows: (seeded: SeededRows) => FrozenById<T>,
+  id: string,
+  read: (db: ReadContext['db'], id: string) => Promise<T | undefined>,
+): Promise<T | null> {
+  const known = executor.readNow(knownRow<T>, rows, id);
+  if (known !== undefined) return known;
+  return executor.readStatement(async (ctx) => {
+    const row = await read(ctx.db, id);
+    return row === undefined ? null : rows(ctx.seeded).remember(row);
+  });
+}
+
+function knownRow<T extends { id: string }>(ctx: ReadContext, rows: (seeded: SeededRows) => FrozenById<T>, id: string): T | undefined {
+  return rows(ctx.seeded).get(id);
 }

@@ -5,23 +5,14 @@ import { resolvePage } from '../paging';
 import type { AccountsTable } from '../schema/tables';
 import type { Executor, ReadContext } from '../session';
 import type { AccountRepository } from '../store';
+import { seededById, type SeededRows } from '../seeded-rows';
 import type { Account } from '../types';
 
 const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 
 export function accountRepository(executor: Executor): AccountRepository {
   return {
-    get: async (id) => {
-      // Known from memory at once (every lookup after the first), or read.
-      const known = executor.readNow(seededAccount, id);
-      if (known !== undefined) return known;
-      return executor.readStatement(async ({ db, seeded }) => {
-        const found = seeded.accounts.get(id);
-        if (found) return found;
-        const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-        return row === undefined ? null : seeded.accounts.remember(toAccount(row));
-      });
-    },
+    get: (id) => seededById(executor, seededAccounts, id, readAccount),
 
     list: (request) =>
       executor.read(async ({ db }) => {
@@ -41,6 +32,9 @@ function toAccount(row: Selectable<AccountsTable>): Account {
   };
 }
 
-function seededAccount(ctx: ReadContext, id: string): Account | undefined {
-  return ctx.seeded.accounts.get(id);
+const seededAccounts = (seeded: SeededRows) => seeded.accounts;
+
+async function readAccount(db: ReadContext['db'], id: string): Promise<Account | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toAccount(row);
 }

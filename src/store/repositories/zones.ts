@@ -4,23 +4,14 @@ import { zonePage } from './zone-filter';
 import type { Database, ZonesTable } from '../schema/tables';
 import type { Executor, ReadContext } from '../session';
 import type { ZoneRepository } from '../store';
+import { seededById, type SeededRows } from '../seeded-rows';
 import type { Zone } from '../types';
 
 type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
 export function zoneRepository(executor: Executor): ZoneRepository {
   return {
-    get: async (id) => {
-      // Known from memory at once (every lookup after the first), or read.
-      const known = executor.readNow(seededZone, id);
-      if (known !== undefined) return known;
-      return executor.readStatement(async ({ db, seeded }) => {
-        const found = seeded.zones.get(id);
-        if (found) return found;
-        const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
-        return row === undefined ? null : seeded.zones.remember(toZone(row));
-      });
-    },
+    get: (id) => seededById(executor, seededZones, id, readZone),
 
     list: (filter, request) =>
       executor.readStatement(async ({ db }) => {
@@ -66,6 +57,9 @@ function toZone(row: ZoneRow): Zone {
   };
 }
 
-function seededZone(ctx: ReadContext, id: string): Zone | undefined {
-  return ctx.seeded.zones.get(id);
+const seededZones = (seeded: SeededRows) => seeded.zones;
+
+async function readZone(db: ReadContext['db'], id: string): Promise<Zone | undefined> {
+  const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();
+  return row === undefined ? undefined : toZone(row);
 }
