@@ -247,13 +247,16 @@ async function serve(kind: ServerKind): Promise<void> {
   const store = await openSqliteStore({ dataDir });
   const creds = credentials();
   let app: express.Express;
+  let closeFloor = () => {};
   if (kind === 'bare') app = await bareApp(store);
   else if (kind === 'validator-only') app = await validatorOnlyApp(store);
   else if (kind === 'no-validator') app = noValidatorApp(store, creds);
   else if (kind === 'durable-write' || kind === 'validated-durable-write') {
     const { entryPoint } = await fixedAnswers(store);
     const validator = kind === 'validated-durable-write' ? await requestValidator() : undefined;
-    app = durableWriteFloorApp(dataDir, JSON.parse(JSON.stringify(entryPoint.result)) as Parameters<typeof durableWriteFloorApp>[1], validator);
+    const floor = durableWriteFloorApp(dataDir, JSON.parse(JSON.stringify(entryPoint.result)) as Parameters<typeof durableWriteFloorApp>[1], validator);
+    app = floor.app;
+    closeFloor = floor.close;
   }
   else {
     const created = createApp({
@@ -272,6 +275,7 @@ async function serve(kind: ServerKind): Promise<void> {
   process.once('disconnect', () => {
     server.closeAllConnections();
     server.close(() => {
+      closeFloor();
       void store.close().finally(() => {
         rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);

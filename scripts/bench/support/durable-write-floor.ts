@@ -23,7 +23,7 @@ interface EntryPoint {
  * `entryPoint`: the answer the server gives for the ruleset before any PATCH; `validator`: the
  * server's request validator, to run before the write.
  */
-export function durableWriteFloorApp(dataDir: string, entryPoint: EntryPoint, validator?: RequestHandler[]): express.Express {
+export function durableWriteFloorApp(dataDir: string, entryPoint: EntryPoint, validator?: RequestHandler[]): { app: express.Express; close(): void } {
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { timeout: 5000 });
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');
@@ -60,5 +60,5 @@ export function durableWriteFloorApp(dataDir: string, entryPoint: EntryPoint, va
     }
     res.type('json').send(`{"result":${snapshot},"success":true,"errors":[],"messages":[]}`);
   });
-  return app;
+  return { app, close: () => database.close() };
 }
