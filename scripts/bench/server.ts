@@ -27,7 +27,7 @@
 // server under test gets one core and the load generator the other. In-process, autocannon and
 // the server would share one event loop and each would slow the other down by an amount that
 // differs from target to target (Prism is a separate process anyway), so the ratios would lie.
-// Run: `npm run bench -- server` (about four minutes).
+// Run: `npm run bench -- server` (about five minutes).
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
