@@ -2207,11 +2207,14 @@ export interface components {
              */
             destination_conf: string;
             /**
-             * @description Dataset to push. `http_requests` is the one that carries custom fields.
+             * @description Zone dataset to push. `http_requests` is the one that carries custom fields. Account
+             *     datasets such as `workers_trace_events` belong to account jobs
+             *     (`/accounts/{account_id}/logpush/jobs`) and are refused here with 400, as the real service
+             *     refuses them on a zone.
              * @default http_requests
              * @enum {string}
              */
-            dataset?: "http_requests" | "firewall_events" | "dns_logs" | "nel_reports" | "spectrum_events" | "page_shield_events" | "workers_trace_events";
+            dataset?: "http_requests" | "firewall_events" | "dns_logs" | "nel_reports" | "spectrum_events" | "page_shield_events";
             /**
              * @description Field selection and timestamp format, as a query string.
              * @example fields=ClientIP,ClientRequestHost,EdgeResponseStatus,RequestHeaders,Cookies&timestamps=rfc3339

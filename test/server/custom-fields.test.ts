@@ -166,6 +166,9 @@ describe('log push job checks', () => {
   it('refuses an unknown dataset and a bad name through the document', async () => {
     const dataset = await apiFailure(create({ destination_conf: 's3://b/p', dataset: 'everything' }), 400);
     expect(dataset.errors[0]!.message).toMatch(/dataset/);
+    // An account dataset is an account job's, not a zone's.
+    const accountDataset = await apiFailure(create({ destination_conf: 's3://b/p', dataset: 'workers_trace_events' }), 400);
+    expect(accountDataset.errors[0]!.message).toMatch(/dataset/);
     const name = await apiFailure(create({ destination_conf: 's3://b/p', name: 'bad name!' }), 400);
     expect(name.errors[0]!.message).toMatch(/name/);
   });
