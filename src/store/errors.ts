@@ -107,6 +107,18 @@ export class MigrationStateConflictError extends StoreError {
 }
 
 /**
+ * A previous-WAF write to a zone whose WAF migration has finished. Checked inside the write's
+ * transaction, under the lock a migration takes too, so a write racing the migration that
+ * finishes it never lands after it.
+ */
+export class PreviousWafRetiredError extends StoreError {
+  readonly code = 'previous_waf_retired';
+  constructor(readonly zone_id: string) {
+    super(`zone ${zone_id} finished its WAF migration: its previous WAF configuration can no longer change`);
+  }
+}
+
+/**
  * Another writer changed the same data between this transaction's read and its write.
  * The store retries such transactions itself; this escapes only after the retries ran out.
  */

@@ -84,6 +84,7 @@ export interface WafRepository {
   transition(zoneId: string, step: MigrationTransition): Promise<ZoneWafState>;
   /** The previous-WAF configuration of a zone; null for an unknown zone. */
   getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
+  // Each write below throws PreviousWafRetiredError once the zone's migration has finished.
   /** Throws NotFoundError when the zone has no such override. */
   deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
   /** A new URI-based override with a new id. Throws NotFoundError for an unknown zone. */

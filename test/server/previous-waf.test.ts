@@ -1,9 +1,9 @@
 // The previous WAF's API over HTTP (responses validated against the document): packages, groups,
 // rules and URI-based overrides, their bad inputs, and how the migration follows them.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { unwrap } from '../../src/client';
 import { apiFailure, ids, startServer, type TestServer } from './harness';
-import { expectPreviousWafGone, migrationCalls, owaspRuleOf } from './previous-waf-helpers';
+import { everyPreviousWafOperation, expectPreviousWafGone, migrationCalls, owaspRuleOf } from './previous-waf-helpers';
 
 let server: TestServer;
 let calls: ReturnType<typeof migrationCalls>;
@@ -324,6 +324,26 @@ describe('the journey: URI-override zone -> delete overrides -> compatible -> mi
       body: { method: 'GET', url: 'https://example-shop.com/search?q=%3Cscript%3Ealert(1)%3C%2Fscript%3E' },
     });
     expect(simulated.response.status).toBe(200);
+  });
+
+  it('answers 410 to a write that the finishing migration overtook after the handler checked the state', async () => {
+    await calls.migrate(enterprise, 'pending');
+    const before = await server.store.waf.getLegacyConfig(enterprise);
+    // The handler reads the state as it was before the migration committed: a race, made certain.
+    const getState = server.store.waf.getState.bind(server.store.waf);
+    vi.spyOn(server.store.waf, 'getState').mockImplementation(async (zoneId) => {
+      const state = await getState(zoneId);
+      return state && { ...state, migration_state: 'start' };
+    });
+    const operations = everyPreviousWafOperation(server, enterprise, ids.enterpriseOwaspPackage, 'f'.repeat(32));
+    const answers: Record<string, string> = {};
+    for (const name of ['updateWafPackage', 'updateWafGroup', 'updateWafRule', 'createWafOverride']) {
+      const { response, error } = await operations[name]!();
+      answers[name] = `${response.status} ${(error as { errors: { code: number }[] }).errors.map((e) => e.code).join(',')}`;
+    }
+    expect(answers).toEqual({ updateWafPackage: '410 20307', updateWafGroup: '410 20307', updateWafRule: '410 20307', createWafOverride: '410 20307' });
+    vi.restoreAllMocks();
+    expect(await server.store.waf.getLegacyConfig(enterprise)).toEqual(before);
   });
 
   it('answers 410 on the Pro zone, which already uses the new WAF', async () => {

@@ -6,10 +6,12 @@ import {
   LatestVersionError,
   MigrationStateConflictError,
   NotFoundError,
+  PreviousWafRetiredError,
   ReadOnlyRulesetError,
   StoreBusyError,
   VersionMismatchError,
 } from '../../store';
+import { previousWafGone } from '../waf/previous-waf';
 import { ApiError, Codes, badRequest, notFound } from './errors';
 
 interface ValidatorError {
@@ -119,6 +121,8 @@ export function toApiError(error: unknown, request: { method: string; path: stri
   if (error instanceof MigrationStateConflictError) {
     return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
   }
+  // A previous-WAF write that the zone's finishing migration overtook: as if it came after it.
+  if (error instanceof PreviousWafRetiredError) return previousWafGone(error.zone_id);
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
   if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
   if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {

@@ -99,11 +99,14 @@ function ruleView(pkg: LegacyWafPackage, group: CatalogueGroup, rule: CatalogueR
  * previous WAF, so its API keeps working until the migration finishes.
  */
 export function refusePreviousWafAfterMigration(zone: Zone, state: MigrationState): void {
-  if (state === 'finished') {
-    throw ApiError.of(
-      410,
-      Codes.previousWafGone,
-      `zone ${zone.id} uses the new WAF managed rules: the previous WAF API (packages, groups, rules and URI-based overrides) no longer applies to it; configure the zone's http_request_firewall_managed entry point ruleset instead`,
-    );
-  }
+  if (state === 'finished') throw previousWafGone(zone.id);
+}
+
+/** The answer to the previous WAF's API on a zone that finished its migration to the new WAF. */
+export function previousWafGone(zoneId: string): ApiError {
+  return ApiError.of(
+    410,
+    Codes.previousWafGone,
+    `zone ${zoneId} uses the new WAF managed rules: the previous WAF API (packages, groups, rules and URI-based overrides) no longer applies to it; configure the zone's http_request_firewall_managed entry point ruleset instead`,
+  );
 }

@@ -1,7 +1,7 @@
 import { fromFlag, fromJson, fromJsonOrNull, toFlag, toJson } from '../codecs';
-import { InvalidInputError, MigrationStateConflictError, NotFoundError } from '../errors';
+import { InvalidInputError, MigrationStateConflictError, NotFoundError, PreviousWafRetiredError } from '../errors';
 import { newId } from '../ids';
-import { lockingExecutor, type Executor, type ReadContext } from '../session';
+import { lockingExecutor, type Executor, type ReadContext, type WriteContext } from '../session';
 import type { WafRepository } from '../store';
 import {
   MIGRATION_STATES,
@@ -67,6 +67,7 @@ export function wafRepository(executor: Executor): WafRepository {
 
     deleteUriOverride: (zoneId, overrideId) =>
       ofZone(zoneId).write(async (ctx) => {
+        await requirePreviousWaf(ctx, zoneId);
         const result = await ctx.db
           .deleteFrom('uri_waf_overrides')
           .where('zone_id', '=', zoneId)
@@ -79,6 +80,7 @@ export function wafRepository(executor: Executor): WafRepository {
 
     createUriOverride: (zoneId, input) =>
       ofZone(zoneId).write(async (ctx) => {
+        await requirePreviousWaf(ctx, zoneId);
         const zone = await ctx.db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
         if (zone === undefined) {
           throw new NotFoundError('zone', zoneId);
@@ -93,6 +95,7 @@ export function wafRepository(executor: Executor): WafRepository {
 
     updateUriOverride: (zoneId, overrideId, input) =>
       ofZone(zoneId).write(async (ctx) => {
+        await requirePreviousWaf(ctx, zoneId);
         const result = await ctx.db
           .updateTable('uri_waf_overrides')
           .set(uriOverrideColumns(input))
@@ -107,6 +110,7 @@ export function wafRepository(executor: Executor): WafRepository {
 
     updatePackage: (zoneId, packageId, patch) =>
       ofZone(zoneId).write(async (ctx) => {
+        await requirePreviousWaf(ctx, zoneId);
         const row = await ctx.db
           .selectFrom('legacy_waf_packages')
           .selectAll()
@@ -128,6 +132,7 @@ export function wafRepository(executor: Executor): WafRepository {
 
     setMode: (zoneId, setting) =>
       ofZone(zoneId).write(async (ctx) => {
+        await requirePreviousWaf(ctx, zoneId);
         const pkg = await ctx.db
           .selectFrom('legacy_waf_packages')
           .select('id')
@@ -152,6 +157,15 @@ export function wafRepository(executor: Executor): WafRepository {
         }
       }),
   };
+}
+
+/**
+ * Every previous-WAF write checks, in its own transaction and under the zone's WAF lock (which a
+ * migration takes too), that the zone has not finished its migration: a check made before the
+ * write, outside it, could be overtaken by the migration.
+ */
+async function requirePreviousWaf(ctx: WriteContext, zoneId: string): Promise<void> {
+  if ((await findState(ctx.db, zoneId))?.migration_state === 'finished') throw new PreviousWafRetiredError(zoneId);
 }
 
 async function findState(db: ReadContext['db'], zoneId: string): Promise<ZoneWafState | null> {

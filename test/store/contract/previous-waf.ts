@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../../src/store';
+import { NotFoundError, PreviousWafRetiredError, type Store } from '../../../src/store';
 import type { StoreHarness } from '../helpers/harness';
 import { fixtureId, ZONE_IDS } from './fixtures';
 
 const OWASP_PACKAGE = fixtureId(`owasp-package:${ZONE_IDS.enterprise}`);
 const MANAGED_PACKAGE = fixtureId(`platform-package:${ZONE_IDS.enterprise}`);
 const CHECKOUT_OVERRIDE = fixtureId('uri-override:checkout');
+
+/** Each write of the previous WAF once, on the Enterprise zone and its override `overrideId`. */
+function everyWrite(store: Pick<Store, 'waf'>, overrideId: string) {
+  const zone = ZONE_IDS.enterprise;
+  return {
+    updatePackage: () => store.waf.updatePackage(zone, OWASP_PACKAGE, { sensitivity: 'off' }),
+    setMode: () => store.waf.setMode(zone, { package_id: MANAGED_PACKAGE, level: 'rule', target_id: '100015', description: 'Content-Type', mode: 'block' }),
+    createUriOverride: () => store.waf.createUriOverride(zone, OVERRIDE),
+    updateUriOverride: () => store.waf.updateUriOverride(zone, overrideId, { ...OVERRIDE, paused: true }),
+    deleteUriOverride: () => store.waf.deleteUriOverride(zone, overrideId),
+  };
+}
+
+/** Finishes the Enterprise zone's migration to the new WAF, in `store` or in a transaction of it. */
+function finish(store: Pick<Store, 'waf'>) {
+  return store.waf.transition(ZONE_IDS.enterprise, { from: ['start', 'validation'], to: 'finished', old_managed_rules_enabled: false, new_managed_rules_enabled: true });
+}
 
 const OVERRIDE = {
   urls: ['example.com/checkout/*'],
@@ -76,6 +93,42 @@ export function previousWafContract(harness: () => StoreHarness): void {
       await expect(store.waf.updateUriOverride(ZONE_IDS.enterprise, CHECKOUT_OVERRIDE, OVERRIDE)).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.waf.deleteUriOverride(ZONE_IDS.enterprise, CHECKOUT_OVERRIDE)).rejects.toBeInstanceOf(NotFoundError);
       expect((await store.waf.getLegacyConfig(ZONE_IDS.uriOverrides))?.uri_overrides.map((o) => o.id)).toContain(CHECKOUT_OVERRIDE);
+    });
+
+    it('refuses every write once the zone finished its migration, changing nothing', async () => {
+      const store = await harness().fresh();
+      const override = await store.waf.createUriOverride(ZONE_IDS.enterprise, OVERRIDE);
+      await finish(store);
+      const before = await store.waf.getLegacyConfig(ZONE_IDS.enterprise);
+      const writes = everyWrite(store, override.id);
+      const refusals: Record<string, unknown> = {};
+      for (const [name, write] of Object.entries(writes)) {
+        const error = await write().then(() => 'written', (e: unknown) => e);
+        refusals[name] = error instanceof PreviousWafRetiredError ? error.zone_id : error;
+      }
+      expect(refusals).toEqual(Object.fromEntries(Object.keys(writes).map((name) => [name, ZONE_IDS.enterprise])));
+      expect(await store.waf.getLegacyConfig(ZONE_IDS.enterprise)).toEqual(before);
+    });
+
+    it('refuses a write that waited for the migration finishing the zone, instead of landing after it', async () => {
+      const store = await harness().fresh();
+      const override = await store.waf.createUriOverride(ZONE_IDS.enterprise, OVERRIDE);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let migrating!: () => void;
+      const started = new Promise<void>((resolve) => (migrating = resolve));
+      const migration = store.transaction(async (tx) => {
+        await finish(tx);
+        migrating();
+        await held;
+      });
+      await started;
+      // Issued while the migration is written but not committed: each waits for it.
+      const writes = Object.entries(everyWrite(store, override.id)).map(([name, write]) => write().then(() => [name, 'written'], (e: unknown) => [name, e]));
+      release();
+      await migration;
+      for (const [name, outcome] of await Promise.all(writes)) expect(outcome, String(name)).toBeInstanceOf(PreviousWafRetiredError);
+      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([override]);
     });
 
     it('rolls an override back with the transaction that created it', async () => {
