@@ -2518,9 +2518,16 @@ export interface components {
         SimulationHeaders: {
             [key: string]: components["schemas"]["SimulationValues"];
         };
-        /** @description A value of a rules-language field, of the field's type (`Bytes` a string, `Int` an integer, `Bool` a boolean, `Ip` an address string, arrays and maps of those). */
-        SimulationFieldValue: string | number | boolean | components["schemas"]["SimulationFieldValue"][] | {
-            [key: string]: components["schemas"]["SimulationFieldValue"];
+        /**
+         * @description A value of a rules-language field, of the field's type: `Bytes` and `Ip` a string, `Int` an
+         *     integer, `Bool` a boolean; an `Array` of those or of arrays of them (`Array<Array<Bytes>>`);
+         *     a `Map` (an object) of those or of arrays of them (`Map<Array<Bytes>>`). The document leaves
+         *     what an array or a map holds open; the service checks every value against its field's type
+         *     and answers 400 naming the place that does not match
+         *     (`body.overrides.cf.bot_management.detection_ids[0]: must be an integer (Int)`).
+         */
+        SimulationFieldValue: string | number | boolean | unknown[] | {
+            [key: string]: unknown;
         };
         /**
          * @description The request to simulate, as a client would send it to the zone, plus what the platform would

@@ -1,13 +1,13 @@
 /** The `http.request.body.*` fields: the raw body as inspected, its form or multipart parts. */
-import type { FieldValue } from '../filter';
 import { type HeaderLine, headerValues } from './request';
 import { truncateUtf8 } from './text';
+import type { ContextValue } from './types';
 import { splitPairs } from './url';
 
 /** How much of a body the edge inspects (the Enterprise plan's allowance); the rest is not seen by rules. */
 export const BODY_INSPECTION_LIMIT_BYTES = 128 * 1024;
 
-type Fields = Record<string, FieldValue>;
+type Fields = Record<string, ContextValue>;
 
 export function bodyFields(body: string, headers: readonly HeaderLine[]): Fields {
   const size = new TextEncoder().encode(body).length;

@@ -3,14 +3,14 @@
  * the platform's defaults, and the overrides (see fields.ts for which is which). Response
  * fields are separate: rules of request phases do not see them.
  */
-import type { FieldValue } from '../filter';
 import { bodyFields, groupValues, mediaType } from './body';
 import { GEOIP_ALIASES } from './fields';
 import type { FieldOverrides } from './overrides';
 import { type HeaderLine, type SimulatedRequest, type SimulatedResponse, headerValues } from './request';
+import type { ContextValue } from './types';
 import { authorityOf, extensionOf, normalizePath, splitPairs } from './url';
 
-export type ContextFields = Record<string, FieldValue>;
+export type ContextFields = Record<string, ContextValue>;
 
 /** What the edge reports for TLS 1.3 connections unless the description overrides it. */
 const DEFAULT_TLS = { version: 'TLSv1.3', cipher: 'AEAD-AES128-GCM-SHA256' };

@@ -3,16 +3,17 @@
  * details, timestamps...) that a request description supplies, keyed by rules-language field
  * name and checked against the field's type.
  */
-import { FIELD_TYPES, type FieldValue, type FilterType, typeName } from '../filter';
+import { FIELD_TYPES, type FilterType, typeName } from '../filter';
 import { isIpAddress } from './ip';
 import type { DescriptionIssue } from './errors';
 import { DERIVED_FIELDS } from './fields';
+import type { ContextValue } from './types';
 
-export type FieldOverrides = Readonly<Record<string, FieldValue>>;
+export type FieldOverrides = Readonly<Record<string, ContextValue>>;
 
 /** The overrides that are valid; a problem with any of them is added to `issues`. */
 export function checkOverrides(overrides: Readonly<Record<string, unknown>>, issues: DescriptionIssue[]): FieldOverrides {
-  const checked: Record<string, FieldValue> = {};
+  const checked: Record<string, ContextValue> = {};
   for (const [field, value] of Object.entries(overrides)) {
     const path = `overrides.${field}`;
     const type = FIELD_TYPES.get(field);
@@ -23,7 +24,7 @@ export function checkOverrides(overrides: Readonly<Record<string, unknown>>, iss
       issues.push({ path, message: `is derived from ${source}; describe the request instead of overriding it` });
     } else {
       const problem = mismatch(value, type);
-      if (problem === null) checked[field] = value as FieldValue;
+      if (problem === null) checked[field] = value as ContextValue;
       else issues.push({ path: problem.at === '' ? path : `${path}${problem.at}`, message: problem.message });
     }
   }
@@ -64,7 +65,7 @@ function mismatch(value: unknown, type: FilterType, at = ''): { at: string; mess
 const MAX_TIME_MS = 8.64e15;
 
 /** Both timestamp fields name the same instant when both are given, and one a clock can show. */
-function checkTimestamps(overrides: Record<string, FieldValue>, issues: DescriptionIssue[]) {
+function checkTimestamps(overrides: Record<string, ContextValue>, issues: DescriptionIssue[]) {
   const sec = overrides['http.request.timestamp.sec'];
   const msec = overrides['http.request.timestamp.msec'];
   for (const [field, value, scale] of [['sec', sec, 1000], ['msec', msec, 1]] as const) {

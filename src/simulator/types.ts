@@ -2,7 +2,15 @@
  * The result of a simulation. Field names are snake_case like the management API's, since
  * the extension operation answers this object unchanged.
  */
-import type { FieldValue } from '../filter';
+/** A scalar of a simulated context as JSON carries it: `Bytes` and `Ip` a string, `Int` a number, `Bool`. */
+type ContextScalar = string | number | boolean;
+
+/**
+ * A field's value in a simulated context: a FieldValue of the rules language with nothing JSON
+ * cannot carry (no bigint, no byte array), nested no deeper than the language nests
+ * (`Array<Array<Bytes>>`, `Map<Array<Bytes>>`); the document's SimulationFieldValue.
+ */
+export type ContextValue = ContextScalar | (ContextScalar | ContextScalar[])[] | { [key: string]: ContextScalar | ContextScalar[] };
 
 /** What happened to one rule: `not_reached` after a terminating action, `skipped` by a skip rule. */
 export type RuleOutcome = 'matched' | 'not_matched' | 'disabled' | 'skipped' | 'not_reached' | 'invalid_expression';
@@ -143,7 +151,7 @@ export interface SimulationResult {
   zone: { id: string; name: string };
   request: { method: string; url: string; http_version: string; client_ip: string | null; ray_id: string; timestamp: string };
   /** Every field the rules saw (response fields only when a response was described). */
-  context: Record<string, FieldValue>;
+  context: Record<string, ContextValue>;
   phases: PhaseTrace[];
   owasp: OwaspOutcome | null;
   outcome: FinalOutcome;

@@ -55,6 +55,15 @@ describe('POST /zones/{zone_id}/simulate', () => {
     expect(envelope.errors).toEqual([{ code: 10021, message: "body/method must have required property 'method'" }]);
   });
 
+  it('takes override values as deep as the language nests them, and names the one place of a deeper value', async () => {
+    const nested = await post(PRO, { ...fixture('benign-browser'), overrides: { 'cf.bot_management.detection_ids': [1, 2] } });
+    expect(nested.status).toBe(200);
+    expect(nested.envelope.result?.context['cf.bot_management.detection_ids']).toEqual([1, 2]);
+    const { status, envelope } = await post(PRO, { method: 'GET', url: 'https://example.org/', overrides: { 'cf.bot_management.detection_ids': [[[1]]] } });
+    expect(status).toBe(400);
+    expect(envelope.errors).toEqual([{ code: 10021, message: 'body.overrides.cf.bot_management.detection_ids[0]: must be an integer (Int)' }]);
+  });
+
   it('refuses what only the simulator knows, one error per problem (400, code 10021)', async () => {
     const { status, envelope } = await post(PRO, { method: 'GET', url: 'ftp://example.org/', overrides: { 'cf.bot_management.score': 'high' } });
     expect(status).toBe(400);
