@@ -46,7 +46,7 @@ async function buildBundle() {
     bundle: true,
     platform: 'node',
     format: 'esm',
-    target: 'node20',
+    target: 'node22.12', // the oldest Node that package.json's engines accept
     external: ['better-sqlite3', 'pg-native'],
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
