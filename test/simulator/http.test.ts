@@ -64,6 +64,23 @@ describe('POST /zones/{zone_id}/simulate', () => {
     expect(envelope.errors).toEqual([{ code: 10021, message: 'body.overrides.cf.bot_management.detection_ids[0]: must be an integer (Int)' }]);
   });
 
+  it('says once per place what a value matching none of its forms must be', async () => {
+    const answers = await Promise.all(
+      [
+        { client_ip: 'abc' },
+        { headers: { Accept: 5 } },
+        { headers: { Accept: [1] } },
+        { overrides: { 'cf.threat_score': null } },
+      ].map(async (extra) => (await post(PRO, { method: 'GET', url: 'https://example.org/', ...extra })).envelope.errors),
+    );
+    expect(answers).toEqual([
+      [{ code: 10021, message: 'body/client_ip must match format "ipv4" or "ipv6"' }],
+      [{ code: 10021, message: 'body/headers/Accept must be string or array' }],
+      [{ code: 10021, message: 'body/headers/Accept/0 must be string' }],
+      [{ code: 10021, message: 'body/overrides/cf.threat_score must be string, integer, boolean, array or object' }],
+    ]);
+  });
+
   it('refuses what only the simulator knows, one error per problem (400, code 10021)', async () => {
     const { status, envelope } = await post(PRO, { method: 'GET', url: 'ftp://example.org/', overrides: { 'cf.bot_management.score': 'high' } });
     expect(status).toBe(400);

@@ -13,6 +13,7 @@ import {
 } from '../../store';
 import { previousWafGone } from '../waf/previous-waf';
 import { ApiError, Codes, badRequest, notFound } from './errors';
+import { condenseAlternatives, placeOf, type ValidatorItem } from './validator-errors';
 
 interface ValidatorError {
   status: number;
@@ -47,10 +48,8 @@ function isUnreadableBody(error: unknown): error is { message: string } {
 /** Messages the document attaches to patterns (`x-pattern-message`), keyed by the pattern. */
 export type PatternMessages = ReadonlyMap<string, string>;
 
-function describe(item: { path: string; message: string }, patterns: PatternMessages): string {
-  // JSON pointers (`/query/account.id`) keep the dots of parameter names; only the older dotted
-  // form (`.body.name`) turns its dots into slashes.
-  const where = item.path.startsWith('.') ? item.path.slice(1).replace(/\./g, '/') : item.path.replace(/^\//, '');
+function describe(item: ValidatorItem, patterns: PatternMessages): string {
+  const where = placeOf(item.path);
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
   const message = (pattern && patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
@@ -101,7 +100,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
       case 400:
         return new ApiError(
           400,
-          (error.errors ?? [{ path: '', message: error.message }]).map((item) => ({
+          condenseAlternatives(error.errors ?? [{ path: '', message: error.message }]).map((item) => ({
             code: Codes.invalidRequest,
             message: describe(item, patterns),
           })),
