@@ -28,8 +28,8 @@ import path from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { authenticate } from '../src/server/auth/authenticate';
 import { CredentialRegistry, everything, type Principal } from '../src/server/auth/credentials';
-import { toApiError, type PatternMessages } from '../src/server/http/error-mapper';
-import { basePath, patternMessages } from '../src/server/http/openapi-document';
+import { toApiError } from '../src/server/http/error-mapper';
+import { basePath, documentWording } from '../src/server/http/openapi-document';
 import { ApiError, Codes, notFound } from '../src/server/http/errors';
 import { mockValidationDocument } from './mock-document';
 import { root } from './tools';
@@ -130,7 +130,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const document = options.document ?? mockDocument;
   const parsed = parseYaml(readFileSync(document, 'utf8')) as Record<string, unknown>;
   const operations = await getHttpOperationsFromSpec(mockValidationDocument(parsed));
-  const patterns = patternMessages(parsed);
+  const wording = documentWording(parsed);
   const logger = createLogger('MOCK', { level: process.env.MOCK_LOG_LEVEL ?? 'silent' });
   const prism = createInstance(prismConfig, { logger });
   const credentials = new AnyCredentials();
@@ -139,7 +139,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     const url = new URL(request.url ?? '/', 'http://mock.invalid');
     const requestPath = url.pathname;
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
-    const fail = (error: unknown) => envelopeOf(toApiError(error, { method, path: requestPath.replace(basePath, '') || '/' }, patterns));
+    const fail = (error: unknown) => envelopeOf(toApiError(error, { method, path: requestPath.replace(basePath, '') || '/' }, wording));
     // As on the server, credentials are checked once the route is known.
     const credentialRefusal = (): Answer | undefined => {
       try {
@@ -205,7 +205,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
       if (size <= bodyLimit) chunks.push(chunk);
     });
     request.on('end', () => {
-      if (size > bodyLimit) return send(request, response, envelopeOf(toApiError({ type: 'entity.too.large', status: 413, message: 'too large' }, { method: request.method ?? 'GET', path: '' }, patterns)));
+      if (size > bodyLimit) return send(request, response, envelopeOf(toApiError({ type: 'entity.too.large', status: 413, message: 'too large' }, { method: request.method ?? 'GET', path: '' }, wording)));
       answer(request, Buffer.concat(chunks).toString('utf8'))
         .catch((error: unknown) => {
           logger.error({ err: error }, 'mock failed');

@@ -11,7 +11,7 @@ import { FilterValidationFailure } from './handlers/filters';
 import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
-import { basePath, loadValidationDocument, patternMessages } from './http/openapi-document';
+import { basePath, documentWording, loadDocument, loadValidationDocument } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
 import type { AnyReply, Context, Handler, OperationId } from './http/operations';
@@ -49,7 +49,8 @@ const readinessTimeoutMs = 2000;
 export function createApp(options: AppOptions): App {
   const { store, credentials, logger } = options;
   const document = loadValidationDocument();
-  const patterns = patternMessages(document);
+  // From the document as written: the validation copy has no discriminator mappings.
+  const wording = documentWording(loadDocument());
   const validator = documentValidator(document, options.validateResponses === true);
 
   const app = express();
@@ -110,7 +111,7 @@ export function createApp(options: AppOptions): App {
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
     const method = (res.locals.method as string | undefined) ?? req.method;
-    const apiError = toApiError(error, { method, path: req.path.replace(basePath, '') || '/' }, patterns);
+    const apiError = toApiError(error, { method, path: req.path.replace(basePath, '') || '/' }, wording);
     if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
     if (apiError.status === 405) res.setHeader('Allow', routes.find(req.path.replace(basePath, ''))?.methods ?? '');
     sendErrors(res, apiError.status, apiError.errors);

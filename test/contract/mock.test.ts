@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createApiClient, paginate, unwrap, type ApiClient } from '../../src/client';
 import { firstExample, loadBundle, operationsOf } from '../support/bundle';
+import { UNKNOWN_ACTION } from '../support/rule-wording';
 import { startPrism, type RunningMock } from './prism';
 
 const zone = 'db737a563ced53f224ff5eae44905c5e';
@@ -312,6 +313,14 @@ describe('the mock refuses invalid requests', () => {
   it('refuses unknown body fields', async () => {
     const { response, error } = await api.POST('/filters/validate-expr', { body: { expression: 'ssl', kind: 'zone' } as never });
     expect(refusal(response, error)).toEqual(["body must NOT have additional properties; found 'kind'"]);
+  });
+
+  it('names the allowed actions of a rule whose action is unknown, as the server does', async () => {
+    const { response, error } = await api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+      params: { path: { zone_id: zone, phase: 'http_request_firewall_custom' } },
+      body: { rules: [{ action: 'explode', expression: 'true' }] } as never,
+    });
+    expect(refusal(response, error)).toEqual([UNKNOWN_ACTION]);
   });
 
   it('rejects a failed call through unwrap as an ApiError', async () => {

@@ -1,7 +1,10 @@
 // The validator's complaints about a value that matches no alternative of an anyOf or oneOf,
 // condensed to one line per place (src/server/http/validator-errors.ts).
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { condenseAlternatives, joinAlternatives, placeOf } from '../../src/server/http/validator-errors';
+import { unwrap } from '../../src/client';
+import { UNKNOWN_ACTION } from '../support/rule-wording';
+import { apiFailure, ids, startServer, type TestServer } from './harness';
 
 const item = (path: string, message: string) => ({ path, message });
 const ANY = 'must match a schema in anyOf';
@@ -71,5 +74,26 @@ describe('placeOf', () => {
   it('reads JSON pointers and the dotted form', () => {
     expect(placeOf('/query/account.id')).toBe('query/account.id');
     expect(placeOf('.body.name')).toBe('body/name');
+  });
+});
+
+describe('through the server', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('names the allowed actions of a rule whose action is unknown, as the mock does', async () => {
+    const refused = await apiFailure(
+      unwrap(server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+        params: { path: { zone_id: ids.proZone, phase: 'http_request_firewall_custom' } },
+        body: { rules: [{ action: 'explode', expression: 'true' }] } as never,
+      })),
+      400,
+    );
+    expect(refused.errors).toEqual([{ code: 10021, message: UNKNOWN_ACTION }]);
   });
 });

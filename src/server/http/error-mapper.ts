@@ -13,6 +13,7 @@ import {
 } from '../../store';
 import { previousWafGone } from '../waf/previous-waf';
 import { ApiError, Codes, badRequest, notFound } from './errors';
+import type { DocumentWording } from './openapi-document';
 import { condenseAlternatives, placeOf, type ValidatorItem } from './validator-errors';
 
 interface ValidatorError {
@@ -45,13 +46,16 @@ function isUnreadableBody(error: unknown): error is { message: string } {
   return status === 400 && typeof (error as { code?: unknown }).code === 'string';
 }
 
-/** Messages the document attaches to patterns (`x-pattern-message`), keyed by the pattern. */
-export type PatternMessages = ReadonlyMap<string, string>;
-
-function describe(item: ValidatorItem, patterns: PatternMessages): string {
+/** A complaint with its place, in the document's own words where it has some. */
+function describe(item: ValidatorItem, wording: DocumentWording): string {
   const where = placeOf(item.path);
+  // A discriminator (a rule's `action`) with a value it does not map: as the mock (and any
+  // validator without discriminator support) words an enum.
+  const tag = /^value of tag "(.+)" must be in oneOf$/.exec(item.message)?.[1];
+  const values = tag === undefined ? undefined : wording.tags.get(tag);
+  if (values !== undefined) return `${where}/${tag} must be equal to one of the allowed values: ${values.join(', ')}`;
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
-  const message = (pattern && patterns.get(pattern)) || item.message;
+  const message = (pattern && wording.patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
 }
 
@@ -76,7 +80,7 @@ function jsonKind(text: string): string | undefined {
 }
 
 /** Maps anything thrown while handling a request to the ApiError the client sees. */
-export function toApiError(error: unknown, request: { method: string; path: string }, patterns: PatternMessages): ApiError {
+export function toApiError(error: unknown, request: { method: string; path: string }, wording: DocumentWording): ApiError {
   if (error instanceof ApiError) return error;
   if (isBodyParserError(error)) {
     if (error.type === 'entity.parse.failed') return malformedJson(error);
@@ -102,7 +106,7 @@ export function toApiError(error: unknown, request: { method: string; path: stri
           400,
           condenseAlternatives(error.errors ?? [{ path: '', message: error.message }]).map((item) => ({
             code: Codes.invalidRequest,
-            message: describe(item, patterns),
+            message: describe(item, wording),
           })),
         );
     }

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { projectFile } from '../../project-files';
-import type { PatternMessages } from './error-mapper';
 
 /** The bundled document the server validates against (generated/openapi.json, the JSON form of the bundle). */
 export const bundlePath = projectFile('generated', 'openapi.json');
@@ -52,18 +51,32 @@ function wrapDiscriminatedBodies(document: Record<string, unknown>): void {
   }
 }
 
-/** Every `pattern` of the document that carries an `x-pattern-message`, for readable errors. */
-export function patternMessages(document: unknown): PatternMessages {
-  const found = new Map<string, string>();
+/** What the document says that makes the validator's complaints readable. */
+export interface DocumentWording {
+  /** The `x-pattern-message` of each pattern that carries one, keyed by the pattern. */
+  patterns: ReadonlyMap<string, string>;
+  /** The values each discriminating property takes (a rule's `action`), from the discriminators' mappings. */
+  tags: ReadonlyMap<string, readonly string[]>;
+}
+
+export function documentWording(document: unknown): DocumentWording {
+  const patterns = new Map<string, string>();
+  const tags = new Map<string, string[]>();
   const visit = (node: unknown): void => {
     if (Array.isArray(node)) return node.forEach(visit);
     if (node === null || typeof node !== 'object') return;
     const record = node as Record<string, unknown>;
     if (typeof record.pattern === 'string' && typeof record['x-pattern-message'] === 'string') {
-      found.set(record.pattern, record['x-pattern-message']);
+      patterns.set(record.pattern, record['x-pattern-message']);
+    }
+    const discriminator = record.discriminator as { propertyName?: unknown; mapping?: unknown } | undefined;
+    if (typeof discriminator?.propertyName === 'string' && typeof discriminator.mapping === 'object' && discriminator.mapping !== null) {
+      const values = tags.get(discriminator.propertyName) ?? [];
+      for (const value of Object.keys(discriminator.mapping)) if (!values.includes(value)) values.push(value);
+      tags.set(discriminator.propertyName, values);
     }
     Object.values(record).forEach(visit);
   };
   visit(document);
-  return found;
+  return { patterns, tags };
 }
