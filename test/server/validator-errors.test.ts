@@ -96,4 +96,24 @@ describe('through the server', () => {
     );
     expect(refused.errors).toEqual([{ code: 10021, message: UNKNOWN_ACTION }]);
   });
+
+  it('says a rule without an action, or with one that is not a string, lacks it, naming the actions', async () => {
+    const messages = await Promise.all(
+      [{ expression: 'true' }, { action: 5, expression: 'true' }].map(async (rule) => {
+        const refused = await apiFailure(
+          unwrap(
+            server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+              params: { path: { zone_id: ids.proZone, phase: 'http_request_firewall_custom' } },
+              body: { rules: [rule] } as never,
+            }),
+          ),
+          400,
+        );
+        return refused.errors.map((e) => e.message);
+      }),
+    );
+    const lacking =
+      'body/rules/0/action is missing or not a string; it must be one of: execute, log_custom_field, skip, block, managed_challenge, js_challenge, challenge, log';
+    expect(messages).toEqual([[lacking], [lacking]]);
+  });
 });

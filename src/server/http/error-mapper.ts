@@ -51,9 +51,13 @@ function describe(item: ValidatorItem, wording: DocumentWording): string {
   const where = placeOf(item.path);
   // A discriminator (a rule's `action`) with a value it does not map: as the mock (and any
   // validator without discriminator support) words an enum.
-  const tag = /^value of tag "(.+)" must be in oneOf$/.exec(item.message)?.[1];
-  const values = tag === undefined ? undefined : wording.tags.get(tag);
-  if (values !== undefined) return `${where}/${tag} must be equal to one of the allowed values: ${values.join(', ')}`;
+  const unmapped = /^value of tag "(.+)" must be in oneOf$/.exec(item.message)?.[1];
+  const unmappedValues = unmapped === undefined ? undefined : wording.tags.get(unmapped);
+  if (unmappedValues !== undefined) return `${where}/${unmapped} must be equal to one of the allowed values: ${unmappedValues.join(', ')}`;
+  // The discriminator found no string there: the property is missing or of another type.
+  const untyped = /^tag "(.+)" must be string$/.exec(item.message)?.[1];
+  const untypedValues = untyped === undefined ? undefined : wording.tags.get(untyped);
+  if (untypedValues !== undefined) return `${where}/${untyped} is missing or not a string; it must be one of: ${untypedValues.join(', ')}`;
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
   const message = (pattern && wording.patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
