@@ -526,7 +526,7 @@ function queryProbes(operation: Operation): Probe[] {
           const { [parameter.name]: _dropped, ...query } = p.query;
           return { ...p, query };
         },
-        expected: () => invalid(`query/${parameter.name}`),
+        expected: () => invalid(`query must have required property '${parameter.name}'`),
       }),
     );
   return [unknown, ...bad, ...missing];
@@ -582,7 +582,7 @@ function bodyFieldProbes(schema: Schema): Probe[] {
         const { [name]: _dropped, ...rest } = bodyOf(p);
         return withBody(p, rest);
       },
-      expected: () => invalid(`body/${name}`),
+      expected: () => invalid(`body must have required property '${name}'`),
     });
   }
   if (schema.minProperties) {

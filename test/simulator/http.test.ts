@@ -52,7 +52,7 @@ describe('POST /zones/{zone_id}/simulate', () => {
   it('refuses what the document refuses (400, code 10021)', async () => {
     const { status, envelope } = await post(PRO, { url: 'https://example.org/' });
     expect(status).toBe(400);
-    expect(envelope.errors).toEqual([{ code: 10021, message: "body/method must have required property 'method'" }]);
+    expect(envelope.errors).toEqual([{ code: 10021, message: "body must have required property 'method'" }]);
   });
 
   it('takes override values as deep as the language nests them, and names the one place of a deeper value', async () => {

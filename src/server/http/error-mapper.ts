@@ -58,6 +58,10 @@ function describe(item: ValidatorItem, wording: DocumentWording): string {
   const untyped = /^tag "(.+)" must be string$/.exec(item.message)?.[1];
   const untypedValues = untyped === undefined ? undefined : wording.tags.get(untyped);
   if (untypedValues !== undefined) return `${where}/${untyped} is missing or not a string; it must be one of: ${untypedValues.join(', ')}`;
+  // The validator names a missing property in the place too (`body/name must have required
+  // property 'name'`); the place is the object that lacks it, as the mock says.
+  const missing = /^must have required property '(.+)'$/.exec(item.message)?.[1];
+  if (missing !== undefined && where.endsWith(`/${missing}`)) return `${where.slice(0, -missing.length - 1)} ${item.message}`;
   const pattern = /^must match pattern "(.*)"$/.exec(item.message)?.[1];
   const message = (pattern && wording.patterns.get(pattern)) || item.message;
   return `${where} ${message}`;
