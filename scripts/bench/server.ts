@@ -252,9 +252,10 @@ async function serve(kind: ServerKind): Promise<void> {
   else if (kind === 'validator-only') app = await validatorOnlyApp(store);
   else if (kind === 'no-validator') app = noValidatorApp(store, creds);
   else if (kind === 'durable-write' || kind === 'validated-durable-write') {
-    const { entryPoint } = await fixedAnswers(store);
+    const entryPoint = await store.rulesets.getEntryPoint({ zone_id: PRO_ZONE }, MANAGED_PHASE);
+    if (!entryPoint) throw new Error('the Pro zone has no managed entry point');
     const validator = kind === 'validated-durable-write' ? await requestValidator() : undefined;
-    const floor = durableWriteFloorApp(dataDir, JSON.parse(JSON.stringify(entryPoint.result)) as Parameters<typeof durableWriteFloorApp>[1], validator);
+    const floor = durableWriteFloorApp(dataDir, entryPoint, validator);
     app = floor.app;
     closeFloor = floor.close;
   }

@@ -86,34 +86,25 @@ describe('through the server', () => {
     await server?.stop();
   });
 
+  /** The messages of the 400 answering a PUT of the custom-rules entry point with `rule` alone. */
+  async function refusalOf(rule: object): Promise<string[]> {
+    const call = server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
+      params: { path: { zone_id: ids.proZone, phase: 'http_request_firewall_custom' } },
+      body: { rules: [rule] } as never,
+    });
+    const refused = await apiFailure(unwrap(call), 400);
+    expect(refused.codes).toEqual(refused.errors.map(() => 10021));
+    return refused.errors.map((e) => e.message);
+  }
+
   it('names the allowed actions of a rule whose action is unknown, as the mock does', async () => {
-    const refused = await apiFailure(
-      unwrap(server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
-        params: { path: { zone_id: ids.proZone, phase: 'http_request_firewall_custom' } },
-        body: { rules: [{ action: 'explode', expression: 'true' }] } as never,
-      })),
-      400,
-    );
-    expect(refused.errors).toEqual([{ code: 10021, message: UNKNOWN_ACTION }]);
+    expect(await refusalOf({ action: 'explode', expression: 'true' })).toEqual([UNKNOWN_ACTION]);
   });
 
   it('says a rule without an action, or with one that is not a string, lacks it, naming the actions', async () => {
-    const messages = await Promise.all(
-      [{ expression: 'true' }, { action: 5, expression: 'true' }].map(async (rule) => {
-        const refused = await apiFailure(
-          unwrap(
-            server.api.PUT('/zones/{zone_id}/rulesets/phases/{phase}/entrypoint', {
-              params: { path: { zone_id: ids.proZone, phase: 'http_request_firewall_custom' } },
-              body: { rules: [rule] } as never,
-            }),
-          ),
-          400,
-        );
-        return refused.errors.map((e) => e.message);
-      }),
-    );
     const lacking =
       'body/rules/0/action is missing or not a string; it must be one of: execute, log_custom_field, skip, block, managed_challenge, js_challenge, challenge, log';
-    expect(messages).toEqual([[lacking], [lacking]]);
+    expect(await refusalOf({ expression: 'true' })).toEqual([lacking]);
+    expect(await refusalOf({ action: 5, expression: 'true' })).toEqual([lacking]);
   });
 });

@@ -24,7 +24,7 @@ async function floorServer() {
   const seeding = await openSqliteStore({ dataDir });
   const entryPoint = (await seeding.rulesets.getEntryPoint({ zone_id: PRO_ZONE }, MANAGED_PHASE))!;
   await seeding.close();
-  const floor = durableWriteFloorApp(dataDir, JSON.parse(JSON.stringify(entryPoint)) as Parameters<typeof durableWriteFloorApp>[1]);
+  const floor = durableWriteFloorApp(dataDir, entryPoint);
   cleanups.push(() => floor.close());
   const server = floor.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));

@@ -10,20 +10,14 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import express, { type RequestHandler } from 'express';
 import { basePath } from '../../../src/server';
+import type { Ruleset } from '../../../src/store';
 import { SQLITE_FILE_NAME } from '../../../src/store/sqlite/open';
-
-interface EntryPoint {
-  id: string;
-  version: string;
-  last_updated: string;
-  rules: { id: string; enabled: boolean; version: string; last_updated: string }[];
-}
 
 /**
  * `entryPoint`: the answer the server gives for the ruleset before any PATCH; `validator`: the
  * server's request validator, to run before the write.
  */
-export function durableWriteFloorApp(dataDir: string, entryPoint: EntryPoint, validator?: RequestHandler[]): { app: express.Express; close(): void } {
+export function durableWriteFloorApp(dataDir: string, entryPoint: Ruleset, validator?: RequestHandler[]): { app: express.Express; close(): void } {
   const database = new BetterSqlite3(join(dataDir, SQLITE_FILE_NAME), { timeout: 5000 });
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = NORMAL');

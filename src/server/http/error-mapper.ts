@@ -46,18 +46,24 @@ function isUnreadableBody(error: unknown): error is { message: string } {
   return status === 400 && typeof (error as { code?: unknown }).code === 'string';
 }
 
+/**
+ * The discriminator's complaints about its property (a rule's `action`), placed on that property
+ * and naming its values: a value it does not map is worded as the mock (and any validator without
+ * discriminator support) words an enum; no string there means the property is missing or mistyped.
+ */
+const TAG_COMPLAINTS: readonly [RegExp, (tag: string, values: string) => string][] = [
+  [/^value of tag "(.+)" must be in oneOf$/, (tag, values) => `${tag} must be equal to one of the allowed values: ${values}`],
+  [/^tag "(.+)" must be string$/, (tag, values) => `${tag} is missing or not a string; it must be one of: ${values}`],
+];
+
 /** A complaint with its place, in the document's own words where it has some. */
 function describe(item: ValidatorItem, wording: DocumentWording): string {
   const where = placeOf(item.path);
-  // A discriminator (a rule's `action`) with a value it does not map: as the mock (and any
-  // validator without discriminator support) words an enum.
-  const unmapped = /^value of tag "(.+)" must be in oneOf$/.exec(item.message)?.[1];
-  const unmappedValues = unmapped === undefined ? undefined : wording.tags.get(unmapped);
-  if (unmappedValues !== undefined) return `${where}/${unmapped} must be equal to one of the allowed values: ${unmappedValues.join(', ')}`;
-  // The discriminator found no string there: the property is missing or of another type.
-  const untyped = /^tag "(.+)" must be string$/.exec(item.message)?.[1];
-  const untypedValues = untyped === undefined ? undefined : wording.tags.get(untyped);
-  if (untypedValues !== undefined) return `${where}/${untyped} is missing or not a string; it must be one of: ${untypedValues.join(', ')}`;
+  for (const [complaint, word] of TAG_COMPLAINTS) {
+    const tag = complaint.exec(item.message)?.[1];
+    const values = tag === undefined ? undefined : wording.tags.get(tag);
+    if (values !== undefined) return `${where}/${word(tag!, values.join(', '))}`;
+  }
   // The validator names a missing property in the place too (`body/name must have required
   // property 'name'`); the place is the object that lacks it, as the mock says.
   const missing = /^must have required property '(.+)'$/.exec(item.message)?.[1];
