@@ -1,6 +1,6 @@
 import { BucketRuntime } from './bucket';
 import type { Bucket } from './contract';
-import { DiskEngine } from './disk-engine';
+import { DiskEngine } from './disk/engine';
 import type { StorageEngine } from './engine';
 import type { UploadInventory } from './inventory';
 import { runtimeSettings, type RuntimeOptions } from './settings';

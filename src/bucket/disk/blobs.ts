@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ChunkSource } from './engine';
-import type { ByteRange } from './range';
+import type { ChunkSource } from '../engine';
+import type { ByteRange } from '../range';
 
 const open = promisify(fs.open);
 const close = promisify(fs.close);

@@ -1,0 +1,397 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { BlobFiles, type Segment } from './blobs';
+import {
+  prepareStatements,
+  SCHEMA,
+  type BodyRow,
+  type ObjectColumns,
+  type ObjectRow,
+  type Statements,
+  type UploadRow,
+} from './schema';
+import type {
+  Assemble,
+  KeyScan,
+  ObjectBytes,
+  ObjectRecord,
+  PartRecord,
+  StagedBody,
+  StorageEngine,
+  UploadRecord,
+  UploadState,
+} from '../engine';
+import type { ByteRange } from '../range';
+import { WriteQueue, type WriteStep } from './write-queue';
+
+/**
+ * Bodies up to this size live in the database row's companion table: committed with their
+ * metadata in one transaction, they need no file, no rename and no extra flush.
+ */
+const SMALL_BODY_BYTES = 32 * 1024;
+/** A reader finding a body file gone retries this often: a writer replaced the object meanwhile. */
+const READ_ATTEMPTS = 5;
+/** Rows a listing scan fetches at first; later fetches grow, as a page that goes on needs more. */
+const FIRST_SCAN_ROWS = 16;
+const MAX_SCAN_ROWS = 1024;
+
+class DiskBody implements StagedBody {
+  constructor(
+    readonly size: number,
+    readonly small: Buffer | null,
+    readonly blob: string | null,
+  ) {}
+}
+
+const utf8 = (key: string) => Buffer.from(key, 'utf8');
+
+function toRecord(
+  [key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [...ObjectColumns, ...unknown[]],
+): ObjectRecord {
+  return {
+    key: key.toString('utf8'),
+    version,
+    size,
+    etag,
+    uploaded,
+    httpMetadata: JSON.parse(httpMetadata),
+    customMetadata: JSON.parse(customMetadata),
+    checksums: JSON.parse(checksums),
+  };
+}
+
+/** Where the body of a `current` or `read` row is. */
+const bodyOf = (row: [...ObjectColumns, number | null, string | null, ...unknown[]]): BodyRow => ({
+  body_id: row[8],
+  segments: row[9],
+});
+
+function toRow(record: ObjectRecord, body: BodyRow): ObjectRow & BodyRow {
+  return {
+    key: utf8(record.key),
+    version: record.version,
+    size: record.size,
+    etag: record.etag,
+    uploaded: record.uploaded,
+    http_metadata: JSON.stringify(record.httpMetadata),
+    custom_metadata: JSON.stringify(record.customMetadata),
+    checksums: JSON.stringify(record.checksums),
+    ...body,
+  };
+}
+
+const segmentsOf = (body: Pick<BodyRow, 'segments'>): Segment[] =>
+  body.segments === null ? [] : (JSON.parse(body.segments) as [string, number][]).map(([blob, size]) => ({ blob, size }));
+
+const segmentsText = (segments: Segment[]) => JSON.stringify(segments.map(({ blob, size }) => [blob, size]));
+
+/** The smallest byte string above every string starting with `prefix` (UTF-8 has no 0xFF byte). */
+function bytesAfterPrefix(prefix: Buffer): Buffer {
+  const after = Buffer.from(prefix);
+  after[after.length - 1]! += 1;
+  return after;
+}
+
+/**
+ * An engine on a directory: metadata in SQLite (write-ahead log, full flush on commit), bodies as
+ * files (see BlobFiles). A body is made durable before the metadata that names it is committed,
+ * so a crash never exposes half an object and an acknowledged write survives. Several engines,
+ * in one process or several, may share a directory: SQLite serialises their writes and every
+ * read sees the latest commit.
+ */
+export class DiskEngine implements StorageEngine {
+  readonly #db: Database.Database;
+  readonly #sql: Statements;
+  readonly #writes: WriteQueue;
+  readonly #blobs: BlobFiles;
+  #closed = false;
+
+  constructor(directory: string) {
+    fs.mkdirSync(directory, { recursive: true });
+    const db = new Database(join(directory, 'objects.sqlite'));
+    try {
+      db.pragma('busy_timeout = 10000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.transaction(() => db.exec(SCHEMA)).immediate();
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+    this.#db = db;
+    this.#sql = prepareStatements(db);
+    this.#writes = new WriteQueue(db);
+    this.#blobs = BlobFiles.open(directory);
+    this.#blobs.collect(this.#referencedBlobs());
+  }
+
+  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+    this.#checkOpen();
+    const source = chunks[Symbol.asyncIterator]();
+    const head: Uint8Array[] = [];
+    let size = 0;
+    while (size <= SMALL_BODY_BYTES) {
+      const { done, value } = await source.next();
+      if (done) return new DiskBody(size, size > 0 ? Buffer.concat(head, size) : null, null);
+      head.push(value);
+      size += value.byteLength;
+    }
+    const { blob, size: total } = await this.#blobs.write(source, head);
+    return new DiskBody(total, null, blob);
+  }
+
+  async discard(body: StagedBody): Promise<void> {
+    const { blob } = body as DiskBody;
+    if (blob) this.#blobs.remove([blob]);
+  }
+
+  async head(key: string): Promise<ObjectRecord | null> {
+    this.#checkOpen();
+    const row = this.#sql.head.get(utf8(key));
+    return row ? toRecord(row) : null;
+  }
+
+  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+    this.#checkOpen();
+    for (let attempt = 1; ; attempt++) {
+      const row = this.#sql.read.get(utf8(key));
+      if (!row) return null;
+      const record = toRecord(row);
+      const range = plan(record);
+      if (!range) return { record, bytes: null };
+      try {
+        return { record, bytes: this.#bytes(bodyOf(row), row[10], range) };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === READ_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  #bytes(body: BodyRow, small: Buffer | null, range: ByteRange): ObjectBytes {
+    if (small) return small.subarray(range.offset, range.offset + range.length);
+    if (body.segments === null) return new Uint8Array(0);
+    return this.#blobs.reader(segmentsOf(body), range);
+  }
+
+  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
+    const staged = body as DiskBody;
+    return this.#commitOrDiscard(staged, (step) => {
+      const key = utf8(record.key);
+      const current = this.#sql.current.get(key);
+      if (!allow(current ? toRecord(current) : null)) return false;
+      const bodyId = staged.small ? Number(this.#sql.insertSmallBody.run(staged.small).lastInsertRowid) : null;
+      const segments = staged.blob ? segmentsText([{ blob: staged.blob, size: staged.size }]) : null;
+      this.#sql.upsert.run(toRow(record, { body_id: bodyId, segments }));
+      if (current) this.#dropBody(bodyOf(current), step);
+      return true;
+    });
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    this.#checkOpen();
+    await this.#writes.run((step) => {
+      for (const key of keys) {
+        const bytes = utf8(key);
+        const current = this.#sql.current.get(bytes);
+        if (!current) continue;
+        this.#sql.deleteObject.run(bytes);
+        this.#dropBody(bodyOf(current), step);
+      }
+    });
+  }
+
+  async list<T>(page: (scan: KeyScan) => T): Promise<T> {
+    this.#checkOpen();
+    const sql = this.#sql;
+    // Rows are fetched in growing batches: a scan that stops after a row or two (a delimited
+    // prefix) reads little, one that fills a page reads few batches.
+    const scan: KeyScan = function* (from, prefix) {
+      const upper = prefix === '' ? null : bytesAfterPrefix(utf8(prefix));
+      let lower = utf8(from);
+      for (let batch = FIRST_SCAN_ROWS; ; batch = Math.min(batch * 4, MAX_SCAN_ROWS)) {
+        const rows = upper ? sql.scanBetween.all(lower, upper, batch) : sql.scanFrom.all(lower, batch);
+        for (const row of rows) yield toRecord(row);
+        if (rows.length < batch) return;
+        lower = Buffer.concat([rows[rows.length - 1]![0], Buffer.of(0)]);
+      }
+    };
+    // One read transaction: every scan of the page sees the same state.
+    return this.#db.transaction(() => page(scan))();
+  }
+
+  async createUpload(upload: UploadRecord): Promise<void> {
+    this.#checkOpen();
+    await this.#writes.run(() =>
+      this.#sql.insertUpload.run({
+        upload_id: upload.uploadId,
+        key: utf8(upload.key),
+        created: upload.created,
+        http_metadata: JSON.stringify(upload.httpMetadata),
+        custom_metadata: JSON.stringify(upload.customMetadata),
+        state: 'active',
+      }),
+    );
+  }
+
+  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    return this.#sql.upload.get(uploadId, utf8(key))?.state ?? 'unknown';
+  }
+
+  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
+    this.#checkOpen();
+    const staged = await this.#asFile(body as DiskBody);
+    return this.#commitOrDiscard(staged, (step) => {
+      if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
+      const previous = this.#sql.part.get(uploadId, part.partNumber);
+      this.#sql.upsertPart.run(uploadId, part.partNumber, staged.blob!, part.size, part.etag, part.md5);
+      if (previous) step.afterCommit(() => this.#blobs.remove([previous.blob]));
+      return true;
+    });
+  }
+
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+    this.#checkOpen();
+    return this.#writes.run((step) => {
+      const keyBytes = utf8(key);
+      const upload = this.#sql.upload.get(uploadId, keyBytes);
+      const rows = upload ? this.#sql.parts.all(uploadId) : [];
+      const parts = new Map(rows.map((row) => [row.part_number, row]));
+      const { record, partNumbers } = assemble(
+        upload ? { ...toUpload(upload), state: upload.state } : null,
+        new Map(rows.map((row) => [row.part_number, toPart(row)])),
+      );
+      const segments = partNumbers.map((n) => ({ blob: parts.get(n)!.blob, size: parts.get(n)!.size }));
+      const current = this.#sql.current.get(keyBytes);
+      this.#sql.upsert.run(toRow(record, { body_id: null, segments: segmentsText(segments) }));
+      if (current) this.#dropBody(bodyOf(current), step);
+      const used = new Set(segments.map((segment) => segment.blob));
+      const unused = rows.filter((row) => !used.has(row.blob)).map((row) => row.blob);
+      step.afterCommit(() => this.#blobs.remove(unused));
+      this.#sql.deleteParts.run(uploadId);
+      this.#sql.setUploadState.run('completed', uploadId);
+      return record;
+    });
+  }
+
+  async abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    return this.#writes.run((step) => {
+      const upload = this.#sql.upload.get(uploadId, utf8(key));
+      if (!upload) return 'unknown';
+      if (upload.state === 'active') this.#abort(uploadId, step);
+      return upload.state;
+    });
+  }
+
+  async expireUploads(cutoff: number): Promise<void> {
+    this.#checkOpen();
+    // Usually nothing is due: a read answers that without taking the write lock.
+    if (this.#sql.expiredUploads.all(cutoff).length === 0) return;
+    await this.#writes.run((step) => {
+      for (const { upload_id } of this.#sql.expiredUploads.all(cutoff)) this.#abort(upload_id, step);
+    });
+  }
+
+  async activeUploads(prefix: string): Promise<UploadRecord[]> {
+    this.#checkOpen();
+    const bytes = utf8(prefix);
+    return this.#sql.activeUploads.all(bytes, bytes).map(toUpload);
+  }
+
+  async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
+    this.#checkOpen();
+    // One read transaction: the parts belong to the upload state read.
+    return this.#db.transaction(() => {
+      const upload = this.#sql.upload.get(uploadId, utf8(key));
+      if (upload?.state !== 'active') return null;
+      return { upload: toUpload(upload), parts: this.#sql.partsInOrder.all(uploadId).map(toPart) };
+    })();
+  }
+
+  /**
+   * Atomically: when the bucket holds no object and no active upload, runs `remove` while holding
+   * the write lock, so no write can slip in between the check and the removal.
+   */
+  async removeIfEmpty(remove: () => void): Promise<boolean> {
+    this.#checkOpen();
+    return this.#writes.run(() => {
+      if (this.#sql.anyObject.get() || this.#sql.anyActiveUpload.get()) return false;
+      remove();
+      return true;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writes.drained();
+    this.#db.close();
+    this.#blobs.close();
+  }
+
+  /** Runs a write step that takes a staged body; the body is discarded unless committed. */
+  async #commitOrDiscard(staged: DiskBody, work: (step: WriteStep) => boolean): Promise<boolean> {
+    let committed = false;
+    try {
+      this.#checkOpen();
+      committed = await this.#writes.run(work);
+      return committed;
+    } finally {
+      if (!committed) await this.discard(staged);
+    }
+  }
+
+  /** Parts are always files: completion names them as the object's segments. */
+  async #asFile(body: DiskBody): Promise<DiskBody> {
+    if (body.blob) return body;
+    const { blob, size } = await this.#blobs.write(nothingMore(), body.small ? [body.small] : []);
+    return new DiskBody(size, null, blob);
+  }
+
+  #dropBody(body: BodyRow, step: WriteStep): void {
+    if (body.body_id !== null) this.#sql.deleteSmallBody.run(body.body_id);
+    const blobs = segmentsOf(body).map((segment) => segment.blob);
+    if (blobs.length > 0) step.afterCommit(() => this.#blobs.remove(blobs));
+  }
+
+  #abort(uploadId: string, step: WriteStep): void {
+    const blobs = this.#sql.parts.all(uploadId).map((part) => part.blob);
+    this.#sql.deleteParts.run(uploadId);
+    this.#sql.setUploadState.run('aborted', uploadId);
+    step.afterCommit(() => this.#blobs.remove(blobs));
+  }
+
+  /** Blob files named by any record, read in one transaction: completing an upload moves names. */
+  #referencedBlobs(): Set<string> {
+    return this.#db.transaction(() => {
+      const referenced = new Set<string>();
+      for (const row of this.#sql.referencedSegments.iterate()) {
+        for (const segment of segmentsOf(row)) referenced.add(segment.blob);
+      }
+      for (const { blob } of this.#sql.referencedParts.iterate()) referenced.add(blob);
+      return referenced;
+    })();
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new Error('The bucket storage is closed.');
+  }
+}
+
+async function* nothingMore(): AsyncGenerator<Uint8Array> {}
+
+function toUpload(row: UploadRow): UploadRecord {
+  return {
+    uploadId: row.upload_id,
+    key: row.key.toString('utf8'),
+    created: row.created,
+    httpMetadata: JSON.parse(row.http_metadata),
+    customMetadata: JSON.parse(row.custom_metadata),
+  };
+}
+
+function toPart(row: { part_number: number; size: number; etag: string; md5: string }): PartRecord {
+  return { partNumber: row.part_number, size: row.size, etag: row.etag, md5: row.md5 };
+}
