@@ -40,4 +40,4 @@ export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';
-export { parseDatabaseUrl, type DatabaseUrl } from './postgres/database-url';
+export { parseDatabaseUrl, type DatabaseUrl } from '../database-url';

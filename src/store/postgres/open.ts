@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { openKyselyStore, type StoreOptions } from '../open-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
-import { parseDatabaseUrl } from './database-url';
+import { parseDatabaseUrl } from '../../database-url';
 import { PortableTypesPlugin } from './portable-types';
 import { postgresTraits } from './traits';
 import { WriteLockingPostgresDialect } from './write-locking-dialect';

@@ -1,3 +1,5 @@
+// PostgreSQL connection URLs, shared by the two parts of the project that can keep their data in
+// PostgreSQL: the management API's store and the bucket runtime (neither imports the other).
 /** A checked PostgreSQL connection URL and a form of it that is safe to print. */
 export interface DatabaseUrl {
   /** The URL as given, credentials included: hand it to the driver, never to a log. */
