@@ -111,7 +111,7 @@ export class BucketRuntime implements Bucket, UploadInventory {
   async list(options?: ListOptions): Promise<ListResult> {
     const request = parseListOptions(options, this.#settings.honourInclude);
     if (!request) return emptyPage();
-    return this.#engine.list((scan) => buildPage(scan, request));
+    return this.#engine.list(() => buildPage(request));
   }
 
   createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {

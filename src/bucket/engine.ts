@@ -58,10 +58,29 @@ export interface ChunkSource {
 export type ObjectBytes = Uint8Array | ChunkSource;
 
 /**
- * Objects with keys at or after `from` (in UTF-8 byte order) that start with `prefix`, in order.
- * Only called inside `EngineReads.list`, whose page sees one consistent state.
+ * A request of a page being built: up to `limit` objects whose keys are at or after `from` (in
+ * UTF-8 byte order) and start with `prefix`, in order. Fewer than `limit` means none follow.
  */
-export type KeyScan = (from: string, prefix: string) => Iterable<ObjectRecord>;
+export interface KeyRange {
+  from: string;
+  prefix: string;
+  limit: number;
+}
+
+/**
+ * Builds one list page: yields the key ranges it needs, is given their objects, returns the
+ * page. The page asks rather than iterates so that an engine may answer with a query that awaits
+ * (PostgreSQL) or one that does not (SQLite, memory), each from one consistent view of the keys.
+ */
+export type PageBuilder<T> = Generator<KeyRange, T, ObjectRecord[]>;
+
+/** Answers every request of a page builder at once (engines whose reads do not wait). */
+export function answerPage<T>(page: PageBuilder<T>, answer: (range: KeyRange) => ObjectRecord[]): T {
+  for (let step = page.next(); ; ) {
+    if (step.done) return step.value;
+    step = page.next(answer(step.value));
+  }
+}
 
 /** Called inside an atomic step with the completed upload's state and its stored parts. */
 export type Assemble = (
@@ -92,8 +111,11 @@ export interface StorageEngine {
   put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean>;
   /** Deletes the keys atomically; missing keys are ignored. */
   delete(keys: string[]): Promise<void>;
-  /** Builds one list page from a consistent view of the keys. */
-  list<T>(page: (scan: KeyScan) => T): Promise<T>;
+  /**
+   * Builds one list page from a consistent view of the keys. `page` makes a fresh builder; an
+   * engine may call it again to start over (each builder only reads).
+   */
+  list<T>(page: () => PageBuilder<T>): Promise<T>;
 
   createUpload(upload: UploadRecord): Promise<void>;
   /** The state of an upload of `key`, or 'unknown' when there is none under that id and key. */

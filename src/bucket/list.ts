@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ListResult } from './contract';
-import type { KeyScan, ObjectRecord } from './engine';
+import type { ObjectRecord, PageBuilder } from './engine';
 import { invalidMaxKeys } from './errors';
 import { describe, keyAfter, keyAfterPrefix, maxKey } from './keys';
 import { MAX_LIST_LIMIT, MAX_LIST_PAGE_BYTES } from './limits';
@@ -72,13 +72,18 @@ function optionalString(value: unknown, name: string): string | undefined {
 
 export const emptyPage = (): ListResult => ({ objects: [], delimitedPrefixes: [], truncated: false });
 
+/** Rows asked for at first where a delimiter may end a scan early; a scan that goes on asks for more. */
+const FIRST_SCAN_ROWS = 16;
+const MAX_SCAN_ROWS = 1024;
+
 /**
  * Builds one page. `limit` counts objects plus delimited prefixes; a prefix group is skipped as a
  * whole. A delimited prefix ends with the delimiter (`a/`, not `a`), as the platform answers, so
- * that it can be passed back as the prefix of the next listing level. The cursor names the position after the last entry, so keys added before it are not
- * listed later and keys added after it are.
+ * that it can be passed back as the prefix of the next listing level. The cursor names the
+ * position after the last entry, so keys added before it are not listed later and keys added
+ * after it are.
  */
-export function buildPage(scan: KeyScan, request: ListRequest): ListResult {
+export function* buildPage(request: ListRequest): PageBuilder<ListResult> {
   const { limit, prefix, delimiter } = request;
   const objects: StoredObjectResult[] = [];
   const delimitedPrefixes: string[] = [];
@@ -86,8 +91,14 @@ export function buildPage(scan: KeyScan, request: ListRequest): ListResult {
   let next = from;
   let bytes = 0;
   let truncated = false;
+  let batch = FIRST_SCAN_ROWS;
   scanning: while (from !== null) {
-    for (const record of scan(from, prefix)) {
+    // Without a delimiter every row is an entry: ask for the entries the page can still take and
+    // one more, which tells whether the page is truncated.
+    const entries = objects.length + delimitedPrefixes.length;
+    const wanted = delimiter === undefined ? limit - entries + 1 : batch;
+    const rows: ObjectRecord[] = yield { from, prefix, limit: wanted };
+    for (const record of rows) {
       if (objects.length + delimitedPrefixes.length === limit || bytes >= MAX_LIST_PAGE_BYTES) {
         truncated = true;
         break scanning;
@@ -99,13 +110,16 @@ export function buildPage(scan: KeyScan, request: ListRequest): ListResult {
         bytes += Buffer.byteLength(group, 'utf8');
         from = keyAfterPrefix(group);
         if (from !== null) next = from;
+        batch = FIRST_SCAN_ROWS;
         continue scanning;
       }
       objects.push(listed(record, request));
       bytes += entryBytes(record, request);
       next = keyAfter(record.key);
     }
-    break;
+    if (rows.length < wanted) break;
+    from = keyAfter(rows[rows.length - 1]!.key);
+    batch = Math.min(batch * 4, MAX_SCAN_ROWS);
   }
   return truncated
     ? { objects, delimitedPrefixes, truncated, cursor: encodeCursor(next) }

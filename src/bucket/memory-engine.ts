@@ -1,14 +1,15 @@
-import type {
-  Assemble,
-  ChunkSource,
-  KeyScan,
-  ObjectBytes,
-  ObjectRecord,
-  PartRecord,
-  StagedBody,
-  StorageEngine,
-  UploadRecord,
-  UploadState,
+import {
+  answerPage,
+  type Assemble,
+  type ChunkSource,
+  type ObjectBytes,
+  type ObjectRecord,
+  type PageBuilder,
+  type PartRecord,
+  type StagedBody,
+  type StorageEngine,
+  type UploadRecord,
+  type UploadState,
 } from './engine';
 import { compareKeys } from './keys';
 import type { ByteRange } from './range';
@@ -88,12 +89,14 @@ export class MemoryEngine implements StorageEngine {
     for (const key of keys) this.#objects.delete(key);
   }
 
-  async list<T>(page: (scan: KeyScan) => T): Promise<T> {
+  async list<T>(page: () => PageBuilder<T>): Promise<T> {
     this.#checkOpen();
-    const objects = this.#objects;
-    const keys = this.#keys;
-    return page(function* (from, prefix) {
-      for (const key of keys.scan(from, prefix)) yield copyObject(objects.get(key)!.record);
+    return answerPage(page(), ({ from, prefix, limit }) => {
+      const found: ObjectRecord[] = [];
+      for (const key of this.#keys.scan(from, prefix)) {
+        if (found.push(copyObject(this.#objects.get(key)!.record)) === limit) break;
+      }
+      return found;
     });
   }
 

@@ -11,16 +11,17 @@ import {
   type Statements,
   type UploadRow,
 } from './schema';
-import type {
-  Assemble,
-  KeyScan,
-  ObjectBytes,
-  ObjectRecord,
-  PartRecord,
-  StagedBody,
-  StorageEngine,
-  UploadRecord,
-  UploadState,
+import {
+  answerPage,
+  type Assemble,
+  type ObjectBytes,
+  type ObjectRecord,
+  type PageBuilder,
+  type PartRecord,
+  type StagedBody,
+  type StorageEngine,
+  type UploadRecord,
+  type UploadState,
 } from '../engine';
 import type { ByteRange } from '../range';
 import { WriteQueue, type WriteStep } from './write-queue';
@@ -32,9 +33,6 @@ import { WriteQueue, type WriteStep } from './write-queue';
 const SMALL_BODY_BYTES = 32 * 1024;
 /** A reader finding a body file gone retries this often: a writer replaced the object meanwhile. */
 const READ_ATTEMPTS = 5;
-/** Rows a listing scan fetches at first; later fetches grow, as a page that goes on needs more. */
-const FIRST_SCAN_ROWS = 16;
-const MAX_SCAN_ROWS = 1024;
 
 class DiskBody implements StagedBody {
   constructor(
@@ -201,23 +199,17 @@ export class DiskEngine implements StorageEngine {
     });
   }
 
-  async list<T>(page: (scan: KeyScan) => T): Promise<T> {
+  async list<T>(page: () => PageBuilder<T>): Promise<T> {
     this.#checkOpen();
     const sql = this.#sql;
-    // Rows are fetched in growing batches: a scan that stops after a row or two (a delimited
-    // prefix) reads little, one that fills a page reads few batches.
-    const scan: KeyScan = function* (from, prefix) {
-      const upper = prefix === '' ? null : bytesAfterPrefix(utf8(prefix));
-      let lower = utf8(from);
-      for (let batch = FIRST_SCAN_ROWS; ; batch = Math.min(batch * 4, MAX_SCAN_ROWS)) {
-        const rows = upper ? sql.scanBetween.all(lower, upper, batch) : sql.scanFrom.all(lower, batch);
-        for (const row of rows) yield toRecord(row);
-        if (rows.length < batch) return;
-        lower = Buffer.concat([rows[rows.length - 1]![0], Buffer.of(0)]);
-      }
-    };
-    // One read transaction: every scan of the page sees the same state.
-    return this.#db.transaction(() => page(scan))();
+    // One read transaction: every request of the page sees the same state.
+    return this.#db.transaction(() =>
+      answerPage(page(), ({ from, prefix, limit }) => {
+        const lower = utf8(from);
+        const rows = prefix === '' ? sql.scanFrom.all(lower, limit) : sql.scanBetween.all(lower, bytesAfterPrefix(utf8(prefix)), limit);
+        return rows.map(toRecord);
+      }),
+    )();
   }
 
   async createUpload(upload: UploadRecord): Promise<void> {
