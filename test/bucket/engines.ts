@@ -1,27 +1,40 @@
-// One suite, every implementation of the binding: our runtime's two engines and Miniflare's
+// One suite, every implementation of the binding: our runtime's three engines and Miniflare's
 // bucket (workerd with the platform's simulated bucket, driven from Node through its proxy). Each
-// test opens fresh buckets through `open`; ours are closed and removed after, Miniflare's come
-// from a pool of empty buckets made by the file's one Miniflare instance.
+// test opens fresh buckets through `open`; ours are closed and removed after (on PostgreSQL, each
+// test has a bucket of its own in the file's throwaway database), Miniflare's come from a pool of
+// empty buckets made by the file's one Miniflare instance.
 import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test as vitestTest } from 'vitest';
 import { MINIFLARE_DIFFERENCES } from './miniflare-differences';
-import { createBucket, declareStreamLength, MemoryEngine, type OpenBucket, type RuntimeOptions } from '../../src/bucket';
+import {
+  createBucket,
+  declareStreamLength,
+  MemoryEngine,
+  openPostgresBuckets,
+  type OpenBucket,
+  type PostgresBuckets,
+  type RuntimeOptions,
+} from '../../src/bucket';
 import { startMiniflare, type RunningMiniflare } from '../support/miniflare';
+import { startPostgres, type PostgresCluster } from '../support/postgres';
 
-export type EngineKind = 'memory' | 'disk' | 'miniflare';
+export type EngineKind = 'memory' | 'disk' | 'postgres' | 'miniflare';
 
 /** Our runtime's engines; suites that need runtime options Miniflare lacks run on these only. */
-export const OUR_ENGINES: EngineKind[] = ['memory', 'disk'];
+export const OUR_ENGINES: EngineKind[] = ['memory', 'disk', 'postgres'];
 export const EVERY_ENGINE: EngineKind[] = [...OUR_ENGINES, 'miniflare'];
 
 export interface EngineUnderTest {
   kind: EngineKind;
   /** A bucket on fresh, empty storage. Miniflare's takes no options. */
   open(options?: RuntimeOptions): OpenBucket;
-  /** Two buckets sharing fresh storage (one engine in memory, one directory on disk, one bucket of Miniflare's). */
+  /**
+   * Two buckets sharing fresh storage: one engine in memory, one directory on disk, one bucket
+   * name through two pools (two instances) on PostgreSQL, one bucket of Miniflare's.
+   */
   openTwo(options?: RuntimeOptions): [OpenBucket, OpenBucket];
 }
 
@@ -44,7 +57,7 @@ export function eachEngine(suite: (engine: EngineUnderTest) => void, kinds: Engi
     // Vitest collects depth first: the nested describes of this implementation are collected
     // before the next implementation's factory runs.
     defining = kind;
-    suite(kind === 'miniflare' ? miniflareEngine() : ourEngine(kind));
+    suite(kind === 'miniflare' ? miniflareEngine() : kind === 'postgres' ? postgresEngine() : ourEngine(kind));
   });
 }
 
@@ -92,6 +105,57 @@ function ourEngine(kind: 'memory' | 'disk'): EngineUnderTest {
   };
   return {
     kind,
+    open: (options) => onStorage(1, options)[0]!,
+    openTwo: (options) => onStorage(2, options) as [OpenBucket, OpenBucket],
+  };
+}
+
+/**
+ * The file's PostgreSQL: one throwaway cluster and database, and two instances of the bucket
+ * storage on it (two pools, as two processes would have), started when a suite first needs them
+ * and stopped when the file ends.
+ */
+interface PostgresInstances {
+  cluster: PostgresCluster;
+  instances: [PostgresBuckets, PostgresBuckets];
+}
+let postgres: Promise<PostgresInstances> | undefined;
+afterAll(async () => {
+  if (!postgres) return;
+  const { cluster, instances } = await postgres;
+  postgres = undefined;
+  await Promise.all(instances.map((instance) => instance.close()));
+  await cluster.stop();
+});
+
+async function startPostgresInstances(): Promise<PostgresInstances> {
+  const cluster = await startPostgres();
+  const url = await cluster.createDatabase('buckets');
+  const first = await openPostgresBuckets({ connectionString: url });
+  return { cluster, instances: [first, await openPostgresBuckets({ connectionString: url })] };
+}
+
+function postgresEngine(): EngineUnderTest {
+  let instances: [PostgresBuckets, PostgresBuckets] | undefined;
+  let names = 0;
+  const opened: OpenBucket[] = [];
+  beforeAll(async () => {
+    postgres ??= startPostgresInstances();
+    ({ instances } = await postgres);
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((bucket) => bucket.close()));
+  });
+  const onStorage = (count: number, options: RuntimeOptions = {}) => {
+    const name = `test-${process.pid}-${++names}-${Math.random().toString(36).slice(2, 8)}`;
+    return Array.from({ length: count }, (_, i) => {
+      const bucket = createBucket({ engine: instances![i]!.storage(name), ...options });
+      opened.push(bucket);
+      return bucket;
+    });
+  };
+  return {
+    kind: 'postgres',
     open: (options) => onStorage(1, options)[0]!,
     openTwo: (options) => onStorage(2, options) as [OpenBucket, OpenBucket],
   };

@@ -1,0 +1,222 @@
+import type pg from 'pg';
+import type { ChunkSource } from '../engine';
+import type { ByteRange } from '../range';
+import type { BucketDatabase } from './database';
+import { beginStaging, insertChunk, readChunks } from './statements';
+
+/** Bytes per stored chunk: big enough that a statement per chunk costs little, small enough to hold a few. */
+export const CHUNK_BYTES = 1024 * 1024;
+/** Chunks a reader fetches per statement. */
+const READ_BATCH_CHUNKS = 4;
+/**
+ * A body being received keeps a transaction open; PostgreSQL ends it (and the upload fails)
+ * when no byte arrives for this long, so a stalled client or a hung process cannot hold a
+ * connection, and the row locks of its last step, for good.
+ */
+const STAGING_IDLE_TIMEOUT_MS = 60_000;
+
+/**
+ * A body received into chunks inside a transaction of its own, on a connection of its own. The
+ * write that names the body (a put, a part) runs in the same transaction and commits both, so a
+ * body is never visible without its record, and a body never committed (failed, refused, or
+ * its process killed) is gone with its transaction: PostgreSQL rolls it back.
+ */
+export class StagedChunks {
+  #size = 0;
+
+  private constructor(
+    private readonly db: BucketDatabase,
+    private readonly bucket: string,
+    readonly body: number,
+    private readonly client: pg.PoolClient,
+    private readonly release: (error?: Error) => void,
+  ) {}
+
+  static async open(db: BucketDatabase, bucket: string): Promise<StagedChunks> {
+    const { client, release } = await db.stagingConnection();
+    try {
+      const results = (await client.query(beginStaging(STAGING_IDLE_TIMEOUT_MS))) as unknown as pg.QueryResult<{ nextval: string }>[];
+      return new StagedChunks(db, bucket, Number(results[2]!.rows[0]!.nextval), client, release);
+    } catch (error) {
+      release(error as Error);
+      throw error;
+    }
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Writes `head` then the rest of `source` in chunks of CHUNK_BYTES. One chunk is written while
+   * the next is received, so memory holds about two chunks whatever the body's size.
+   */
+  async write(source: AsyncIterator<Uint8Array>, head: Uint8Array[]): Promise<void> {
+    let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let filled = 0;
+    let writing: Promise<unknown> = Promise.resolve();
+    const flush = async (bytes: Buffer) => {
+      await writing;
+      writing = this.db.rows(this.client, insertChunk, [this.bucket, this.body, this.#size, bytes]);
+      writing.catch(() => {});
+      this.#size += bytes.byteLength;
+    };
+    const take = async (chunk: Uint8Array) => {
+      for (let offset = 0; offset < chunk.byteLength; ) {
+        const count = Math.min(CHUNK_BYTES - filled, chunk.byteLength - offset);
+        buffer.set(chunk.subarray(offset, offset + count), filled);
+        filled += count;
+        offset += count;
+        if (filled === CHUNK_BYTES) {
+          await flush(buffer);
+          buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+          filled = 0;
+        }
+      }
+    };
+    try {
+      for (const chunk of head) await take(chunk);
+      for (let next = await source.next(); !next.done; next = await source.next()) await take(next.value);
+      if (filled > 0) await flush(buffer.subarray(0, filled));
+      await writing;
+    } catch (error) {
+      await writing.catch(() => {});
+      await source.return?.();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs the write that names the body in the body's transaction: commits when it answers true,
+   * rolls back (forgetting the body) when it answers false or fails.
+   */
+  async commitIf(work: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+    let keep: boolean;
+    try {
+      keep = await work(this.client);
+      await this.client.query(keep ? 'commit' : 'rollback');
+    } catch (error) {
+      await this.rollback();
+      throw error;
+    }
+    this.release();
+    return keep;
+  }
+
+  /** Forgets the body. */
+  async rollback(): Promise<void> {
+    let broken: Error | undefined;
+    await this.client.query('rollback').catch((error: Error) => (broken = error));
+    this.release(broken);
+  }
+}
+
+/** A stretch of an object's body kept in one body of chunks. */
+export interface Segment {
+  body: number;
+  size: number;
+}
+
+interface Piece {
+  body: number;
+  /** Offsets within the body: the next byte to fetch, and the end (exclusive). */
+  next: number;
+  end: number;
+}
+
+/**
+ * Reads the bytes of `range` across an object's segments, a few chunks per statement, fetching
+ * the next few while the consumer takes the last ones. Each statement is a read of its own; the
+ * bodies stay readable meanwhile even when the object is replaced or deleted (see
+ * `dropped_bodies`), as long as the reader keeps reading.
+ */
+export class ChunkReader implements ChunkSource {
+  readonly #pieces: Piece[] = [];
+  readonly #ready: Buffer[] = [];
+  #fetching: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(
+    private readonly db: BucketDatabase,
+    private readonly bucket: string,
+    segments: Segment[],
+    range: ByteRange,
+  ) {
+    let start = 0;
+    for (const { body, size } of segments) {
+      const from = Math.max(range.offset, start);
+      const to = Math.min(range.offset + range.length, start + size);
+      if (to > from) this.#pieces.push({ body, next: from - start, end: to - start });
+      start += size;
+    }
+  }
+
+  async next(): Promise<Uint8Array | null> {
+    const chunk = await this.#take();
+    if (chunk === null) return null;
+    // Read ahead while this chunk is consumed.
+    if (this.#ready.length <= 1) this.#fetch();
+    return chunk;
+  }
+
+  async readInto(view: Uint8Array): Promise<number> {
+    const chunk = await this.#take();
+    if (chunk === null) return 0;
+    const count = Math.min(chunk.byteLength, view.byteLength);
+    view.set(chunk.subarray(0, count));
+    if (count < chunk.byteLength) this.#ready.unshift(chunk.subarray(count));
+    else if (this.#ready.length <= 1) this.#fetch();
+    return count;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#pieces.length = 0;
+    this.#ready.length = 0;
+  }
+
+  async #take(): Promise<Buffer | null> {
+    while (this.#ready.length === 0) {
+      if (this.#pieces.length === 0 || this.#closed) return null;
+      this.#fetch();
+      await this.#fetching;
+    }
+    return this.#ready.shift()!;
+  }
+
+  /** Starts fetching the next chunks, unless a fetch is under way or nothing is left. */
+  #fetch(): void {
+    if (this.#fetching || this.#pieces.length === 0 || this.#closed) return;
+    const fetching = this.#fetchBatch().finally(() => {
+      if (this.#fetching === fetching) this.#fetching = null;
+    });
+    this.#fetching = fetching;
+    // A failure surfaces at the consumer's next take, through the same promise.
+    fetching.catch(() => {});
+  }
+
+  async #fetchBatch(): Promise<void> {
+    const piece = this.#pieces[0]!;
+    const rows = await this.db.rows<[start: number, bytes: Buffer]>(this.db.pool, readChunks, [
+      this.bucket,
+      piece.body,
+      piece.next,
+      piece.end,
+      READ_BATCH_CHUNKS,
+    ]);
+    if (this.#closed) return;
+    for (const [start, bytes] of rows) {
+      if (start > piece.next || start + bytes.byteLength <= piece.next) break;
+      const to = Math.min(bytes.byteLength, piece.end - start);
+      this.#ready.push(bytes.subarray(piece.next - start, to));
+      piece.next = start + to;
+    }
+    if (piece.next === piece.end) this.#pieces.shift();
+    else if (rows.length < READ_BATCH_CHUNKS || this.#ready.length === 0) {
+      this.close();
+      throw new Error(
+        'The object being read was replaced or deleted, and its bytes were reclaimed before this read went on. Read it again.',
+      );
+    }
+  }
+}

@@ -1,0 +1,330 @@
+import type {
+  Assemble,
+  KeyRange,
+  ObjectBytes,
+  ObjectRecord,
+  PageBuilder,
+  PartRecord,
+  StagedBody,
+  StorageEngine,
+  UploadRecord,
+  UploadState,
+} from '../engine';
+import type { ByteRange } from '../range';
+import { ChunkReader, StagedChunks } from './chunks';
+import type { BucketDatabase, Target } from './database';
+import * as sql from './statements';
+import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './statements';
+
+/**
+ * Bodies up to this size live in the object's row: written with their metadata in one statement,
+ * they need no transaction of their own and no chunk.
+ */
+const SMALL_BODY_BYTES = 32 * 1024;
+
+class PostgresBody implements StagedBody {
+  constructor(
+    readonly size: number,
+    readonly small: Buffer | null,
+    readonly chunks: StagedChunks | null,
+  ) {}
+}
+
+/** Where a new object's bytes are: in its row, or in bodies of chunks. */
+type NewBody = { small: Buffer | null } | { bodies: number[]; sizes: number[] };
+
+const utf8 = (key: string) => Buffer.from(key, 'utf8');
+
+function toRecord([key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [
+  ...ObjectColumns,
+  ...unknown[],
+]): ObjectRecord {
+  return {
+    key: key.toString('utf8'),
+    version,
+    size,
+    etag,
+    uploaded,
+    httpMetadata: JSON.parse(httpMetadata),
+    customMetadata: JSON.parse(customMetadata),
+    checksums: JSON.parse(checksums),
+  };
+}
+
+function toUpload([uploadId, key, created, httpMetadata, customMetadata]: readonly [...UploadColumns, ...unknown[]]): UploadRecord {
+  return {
+    uploadId,
+    key: key.toString('utf8'),
+    created,
+    httpMetadata: JSON.parse(httpMetadata),
+    customMetadata: JSON.parse(customMetadata),
+  };
+}
+
+const toPart = ([partNumber, , size, etag, md5]: PartColumns): PartRecord => ({ partNumber, size, etag, md5 });
+
+/** The smallest byte string above every string starting with `prefix` (UTF-8 has no 0xFF byte). */
+function bytesAfterPrefix(prefix: Buffer): Buffer {
+  const after = Buffer.from(prefix);
+  after[after.length - 1]! += 1;
+  return after;
+}
+
+/**
+ * An engine on PostgreSQL: one bucket's rows in tables every bucket shares (see
+ * migrations/0001-initial.ts). Every write is one transaction, or one statement, which PostgreSQL
+ * makes durable before it answers; any number of engines, in any number of processes and
+ * machines, may work on one bucket and see each other's writes at once. Conditional writes are
+ * compare-and-set on the object's version, so of concurrent writers on a key exactly one wins.
+ */
+export class PostgresEngine implements StorageEngine {
+  #closed = false;
+
+  constructor(
+    private readonly db: BucketDatabase,
+    private readonly bucket: string,
+  ) {}
+
+  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+    this.#checkOpen();
+    const source = chunks[Symbol.asyncIterator]();
+    const head: Uint8Array[] = [];
+    let size = 0;
+    while (size <= SMALL_BODY_BYTES) {
+      const { done, value } = await source.next();
+      // Copied: the caller may reuse its buffers once the put has resolved.
+      if (done) return new PostgresBody(size, size > 0 ? Buffer.concat(head, size) : null, null);
+      head.push(value);
+      size += value.byteLength;
+    }
+    let staged: StagedChunks;
+    try {
+      staged = await StagedChunks.open(this.db, this.bucket);
+    } catch (error) {
+      await source.return?.();
+      throw error;
+    }
+    try {
+      await staged.write(source, head);
+    } catch (error) {
+      await staged.rollback();
+      throw error;
+    }
+    return new PostgresBody(staged.size, null, staged);
+  }
+
+  async discard(body: StagedBody): Promise<void> {
+    await (body as PostgresBody).chunks?.rollback();
+  }
+
+  async head(key: string): Promise<ObjectRecord | null> {
+    this.#checkOpen();
+    const [row] = await this.db.rows<ObjectColumns>(this.db.pool, sql.head, [this.bucket, utf8(key)]);
+    return row ? toRecord(row) : null;
+  }
+
+  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+    this.#checkOpen();
+    const [row] = await this.db.rows<[...ObjectColumns, ...BodyColumns]>(this.db.pool, sql.read, [this.bucket, utf8(key)]);
+    if (!row) return null;
+    const record = toRecord(row);
+    const range = plan(record);
+    if (!range) return { record, bytes: null };
+    const [small, bodies, sizes] = row.slice(8) as BodyColumns;
+    let bytes: ObjectBytes;
+    if (small) bytes = small.subarray(range.offset, range.offset + range.length);
+    else if (!bodies || range.length === 0) bytes = new Uint8Array(0);
+    else bytes = new ChunkReader(this.db, this.bucket, bodies.map((body, i) => ({ body, size: sizes![i]! })), range);
+    return { record, bytes };
+  }
+
+  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean> {
+    const staged = body as PostgresBody;
+    if (this.#closed) {
+      await this.discard(staged);
+      this.#checkOpen();
+    }
+    if (!staged.chunks) return this.#write(this.db.pool, record, { small: staged.small }, allow);
+    const { body: id, size } = staged.chunks;
+    return staged.chunks.commitIf((client) => this.#write(client, record, { bodies: [id], sizes: [size] }, allow));
+  }
+
+  async delete(keys: string[]): Promise<void> {
+    this.#checkOpen();
+    if (keys.length > 0) await this.db.rows(this.db.pool, sql.deleteObjects, [this.bucket, keys.map(utf8)]);
+  }
+
+  async list<T>(page: () => PageBuilder<T>): Promise<T> {
+    this.#checkOpen();
+    // Most pages need one scan, and one statement reads one snapshot. A page that asks again
+    // starts over in a snapshot shared by all its scans.
+    const first = page();
+    let step = first.next();
+    if (step.done) return step.value;
+    step = first.next(await this.#scan(this.db.pool, step.value));
+    if (step.done) return step.value;
+    return this.db.snapshot(async (client) => {
+      const builder = page();
+      for (let next = builder.next(); ; next = builder.next(await this.#scan(client, next.value))) {
+        if (next.done) return next.value;
+      }
+    });
+  }
+
+  async createUpload(upload: UploadRecord): Promise<void> {
+    this.#checkOpen();
+    await this.db.rows(this.db.pool, sql.insertUpload, [
+      this.bucket,
+      upload.uploadId,
+      utf8(upload.key),
+      upload.created,
+      JSON.stringify(upload.httpMetadata),
+      JSON.stringify(upload.customMetadata),
+    ]);
+  }
+
+  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    const [row] = await this.db.rows<[UploadState]>(this.db.pool, sql.uploadState, [this.bucket, uploadId, utf8(key)]);
+    return row?.[0] ?? 'unknown';
+  }
+
+  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
+    const staged = body as PostgresBody;
+    if (this.#closed) {
+      await this.discard(staged);
+      this.#checkOpen();
+    }
+    // Parts are always chunks: completion names them as the object's bodies.
+    const chunks = staged.chunks ?? (await this.#asChunks(staged.small));
+    return chunks.commitIf(async (client) => {
+      const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
+      if (upload?.[5] !== 'active') return false;
+      await this.db.rows(client, sql.putPart, [this.bucket, uploadId, part.partNumber, chunks.body, part.size, part.etag, part.md5]);
+      return true;
+    });
+  }
+
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+    this.#checkOpen();
+    return this.db.transaction(async (client) => {
+      const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
+      // Read under the upload's lock: no part changes until the commit.
+      const rows = upload ? await this.db.rows<PartColumns>(client, sql.parts, [this.bucket, uploadId]) : [];
+      const bodies = new Map(rows.map(([partNumber, body]) => [partNumber, body]));
+      const { record, partNumbers } = assemble(
+        upload ? { ...toUpload(upload), state: upload[5] } : null,
+        new Map(rows.map((row) => [row[0], toPart(row)])),
+      );
+      const sizes = new Map(rows.map(([partNumber, , size]) => [partNumber, size]));
+      const object = { bodies: partNumbers.map((n) => bodies.get(n)!), sizes: partNumbers.map((n) => sizes.get(n)!) };
+      await this.#write(client, record, object, () => true);
+      await this.db.rows(client, sql.endUpload, [this.bucket, uploadId, 'completed', partNumbers]);
+      return record;
+    });
+  }
+
+  async abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+    this.#checkOpen();
+    return this.db.transaction(async (client) => {
+      const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
+      if (!upload) return 'unknown';
+      if (upload[5] === 'active') await this.db.rows(client, sql.endUpload, [this.bucket, uploadId, 'aborted', []]);
+      return upload[5];
+    });
+  }
+
+  async expireUploads(cutoff: number): Promise<void> {
+    this.#checkOpen();
+    // Usually nothing is due: one read answers that.
+    if ((await this.db.rows(this.db.pool, sql.anyExpiredUpload, [this.bucket, cutoff])).length === 0) return;
+    await this.db.transaction(async (client) => {
+      // Whichever instance gets here first aborts each upload; the others find none left.
+      const expired = await this.db.rows<[string]>(client, sql.expireUploads, [this.bucket, cutoff]);
+      if (expired.length > 0) await this.db.rows(client, sql.dropParts, [this.bucket, expired.map(([id]) => id)]);
+    });
+  }
+
+  async activeUploads(prefix: string): Promise<UploadRecord[]> {
+    this.#checkOpen();
+    const lower = utf8(prefix);
+    const upper = prefix === '' ? null : bytesAfterPrefix(lower);
+    return (await this.db.rows<UploadColumns>(this.db.pool, sql.activeUploads, [this.bucket, lower, upper])).map(toUpload);
+  }
+
+  async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
+    this.#checkOpen();
+    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null])]>(
+      this.db.pool,
+      sql.uploadWithParts,
+      [this.bucket, uploadId, utf8(key)],
+    );
+    const first = rows[0];
+    if (first?.[5] !== 'active') return null;
+    const parts = first[6] === null ? [] : rows.map((row) => toPart(row.slice(6) as PartColumns));
+    return { upload: toUpload(first), parts };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  /**
+   * Stores `record` when `allow` accepts the object it replaces (or its absence): a
+   * compare-and-set on the current version, tried again when another write came between the
+   * read and the write. On `target` (the pool: each statement its own; or the transaction of a
+   * body being stored).
+   */
+  async #write(target: Target, record: ObjectRecord, body: NewBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean> {
+    const key = utf8(record.key);
+    const columns = [
+      this.bucket,
+      key,
+      record.version,
+      record.size,
+      record.etag,
+      record.uploaded,
+      JSON.stringify(record.httpMetadata),
+      JSON.stringify(record.customMetadata),
+      JSON.stringify(record.checksums),
+      'small' in body ? body.small : null,
+      'bodies' in body ? body.bodies : null,
+      'bodies' in body ? body.sizes : null,
+    ];
+    for (;;) {
+      const [current] = await this.db.rows<[...ObjectColumns, bodies: number[] | null]>(target, sql.current, [this.bucket, key]);
+      if (!allow(current ? toRecord(current) : null)) return false;
+      const written = current
+        ? await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]])
+        : await this.db.rows(target, sql.insertObject, columns);
+      if (written.length > 0) return true;
+    }
+  }
+
+  async #scan(target: Target, { from, prefix, limit }: KeyRange): Promise<ObjectRecord[]> {
+    const lower = utf8(from);
+    const rows =
+      prefix === ''
+        ? await this.db.rows<ObjectColumns>(target, sql.scanFrom, [this.bucket, lower, limit])
+        : await this.db.rows<ObjectColumns>(target, sql.scanBetween, [this.bucket, lower, bytesAfterPrefix(utf8(prefix)), limit]);
+    return rows.map(toRecord);
+  }
+
+  /** A small part's bytes as a body of chunks, in a transaction of its own. */
+  async #asChunks(small: Buffer | null): Promise<StagedChunks> {
+    const chunks = await StagedChunks.open(this.db, this.bucket);
+    try {
+      await chunks.write(nothingMore(), small ? [small] : []);
+    } catch (error) {
+      await chunks.rollback();
+      throw error;
+    }
+    return chunks;
+  }
+
+  #checkOpen(): void {
+    if (this.#closed) throw new Error('The bucket storage is closed.');
+  }
+}
+
+async function* nothingMore(): AsyncGenerator<Uint8Array> {}

@@ -1,0 +1,225 @@
+import { statement } from './database';
+
+/**
+ * Every statement the engine runs. Each is one atomic step of its own or one step of a
+ * transaction; `$1` is always the bucket's name.
+ */
+
+const OBJECTS = 'bucket_storage.objects';
+const UPLOADS = 'bucket_storage.uploads';
+const PARTS = 'bucket_storage.parts';
+const CHUNKS = 'bucket_storage.chunks';
+const DROPPED = 'bucket_storage.dropped_bodies';
+
+/** An object's metadata columns, read as arrays in this order (see `ObjectColumns`). */
+const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
+
+export type ObjectColumns = [
+  key: Buffer,
+  version: string,
+  size: number,
+  etag: string,
+  uploaded: number,
+  httpMetadata: string,
+  customMetadata: string,
+  checksums: string,
+];
+
+/** Where an object's body is: small bytes, or bodies of chunks in order with their sizes. */
+export type BodyColumns = [smallBody: Buffer | null, bodies: number[] | null, bodySizes: number[] | null];
+
+export type UploadColumns = [
+  uploadId: string,
+  key: Buffer,
+  created: number,
+  httpMetadata: string,
+  customMetadata: string,
+  state: 'active' | 'completed' | 'aborted',
+];
+const UPLOAD_COLUMNS = 'upload_id, key, created, http_metadata, custom_metadata, state';
+
+export type PartColumns = [partNumber: number, body: number, size: number, etag: string, md5: string];
+const PART_COLUMNS = 'part_number, body, size, etag, md5';
+
+export const head = statement('head', `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key = $2`);
+
+export const read = statement(
+  'read',
+  `select ${OBJECT_COLUMNS}, small_body, bodies, body_sizes from ${OBJECTS} where bucket = $1 and key = $2`,
+);
+
+/** The object a write would replace: its metadata and bodies, without the small body's bytes. */
+export const current = statement('current', `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2`);
+
+/** Stores an object where there is none; no row when another write created it first. */
+export const insertObject = statement(
+  'insert_object',
+  `insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes)
+   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+   on conflict do nothing
+   returning 1`,
+);
+
+/**
+ * Replaces the object whose version is `$13`, dropping its bodies `$14`; no row when another
+ * write replaced or deleted it first. A version is never reused, so it names the row's content.
+ */
+export const replaceObject = statement(
+  'replace_object',
+  `with replaced as (
+     update ${OBJECTS}
+     set version = $3, size = $4, etag = $5, uploaded = $6, http_metadata = $7, custom_metadata = $8, checksums = $9,
+         small_body = $10, bodies = $11, body_sizes = $12
+     where bucket = $1 and key = $2 and version = $13
+     returning 1
+   ), dropped as (
+     insert into ${DROPPED} (bucket, body) select $1, unnest($14::bigint[]) from replaced
+     on conflict do nothing
+   )
+   select 1 from replaced`,
+);
+
+export const deleteObjects = statement(
+  'delete_objects',
+  `with gone as (delete from ${OBJECTS} where bucket = $1 and key = any($2::bytea[]) returning bodies)
+   insert into ${DROPPED} (bucket, body) select $1, body from gone, unnest(gone.bodies) as body
+   on conflict do nothing`,
+);
+
+export const scanFrom = statement(
+  'scan_from',
+  `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key >= $2 order by key limit $3`,
+);
+
+export const scanBetween = statement(
+  'scan_between',
+  `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key >= $2 and key < $3 order by key limit $4`,
+);
+
+export const insertUpload = statement(
+  'insert_upload',
+  `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, 'active')`,
+);
+
+export const uploadState = statement('upload_state', `select state from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
+
+/** The upload, locked: its parts and state change only under this lock. */
+export const lockUpload = statement(
+  'lock_upload',
+  `select ${UPLOAD_COLUMNS} from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3 for update`,
+);
+
+/** Stores or replaces a part (under the upload's lock), dropping the body of the part replaced. */
+export const putPart = statement(
+  'put_part',
+  `with previous as (
+     select body from ${PARTS} where bucket = $1 and upload_id = $2 and part_number = $3
+   ), stored as (
+     insert into ${PARTS} (bucket, upload_id, ${PART_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7)
+     on conflict (bucket, upload_id, part_number) do update
+     set body = excluded.body, size = excluded.size, etag = excluded.etag, md5 = excluded.md5
+   )
+   insert into ${DROPPED} (bucket, body) select $1, body from previous
+   on conflict do nothing`,
+);
+
+export const parts = statement(
+  'parts',
+  `select ${PART_COLUMNS} from ${PARTS} where bucket = $1 and upload_id = $2 order by part_number`,
+);
+
+/**
+ * Ends an upload (under its lock) as `$3`, removing its parts and dropping their bodies, except
+ * those of the part numbers `$4`, which became the object's.
+ */
+export const endUpload = statement(
+  'end_upload',
+  `with ended as (
+     update ${UPLOADS} set state = $3 where bucket = $1 and upload_id = $2
+   ), gone as (
+     delete from ${PARTS} where bucket = $1 and upload_id = $2 returning part_number, body
+   )
+   insert into ${DROPPED} (bucket, body) select $1, body from gone where not (part_number = any($4::integer[]))
+   on conflict do nothing`,
+);
+
+export const anyExpiredUpload = statement(
+  'any_expired_upload',
+  `select 1 from ${UPLOADS} where bucket = $1 and state = 'active' and created <= $2 limit 1`,
+);
+
+/** Aborts the uploads due, locking them: a part being stored waits, then finds them aborted. */
+export const expireUploads = statement(
+  'expire_uploads',
+  `update ${UPLOADS} set state = 'aborted' where bucket = $1 and state = 'active' and created <= $2 returning upload_id`,
+);
+
+/** Removes the parts of uploads just aborted (run after `expireUploads`, so it sees every part stored). */
+export const dropParts = statement(
+  'drop_parts',
+  `with gone as (delete from ${PARTS} where bucket = $1 and upload_id = any($2::text[]) returning body)
+   insert into ${DROPPED} (bucket, body) select $1, body from gone
+   on conflict do nothing`,
+);
+
+export const activeUploads = statement(
+  'active_uploads',
+  `select ${UPLOAD_COLUMNS} from ${UPLOADS}
+   where bucket = $1 and state = 'active' and key >= $2 and ($3::bytea is null or key < $3)
+   order by key, created, upload_id`,
+);
+
+/** An upload and its parts in one snapshot (no parts: one row of nulls after the upload's columns). */
+export const uploadWithParts = statement(
+  'upload_with_parts',
+  `select u.upload_id, u.key, u.created, u.http_metadata, u.custom_metadata, u.state,
+          p.part_number, p.body, p.size, p.etag, p.md5
+   from ${UPLOADS} u left join ${PARTS} p on p.bucket = u.bucket and p.upload_id = u.upload_id
+   where u.bucket = $1 and u.upload_id = $2 and u.key = $3
+   order by p.part_number`,
+);
+
+// ---- bodies --------------------------------------------------------------------------------
+
+/** Starts the transaction a body is received in (a simple query: one round trip). */
+export const beginStaging = (idleTimeoutMs: number) =>
+  `begin; set local idle_in_transaction_session_timeout = ${idleTimeoutMs}; select nextval('bucket_storage.body_ids')`;
+
+export const insertChunk = statement('insert_chunk', `insert into ${CHUNKS} (bucket, body, start, bytes) values ($1, $2, $3, $4)`);
+
+/**
+ * Up to `$5` chunks of body `$2` covering bytes `$3` (inclusive) to `$4` (exclusive), from the
+ * chunk holding `$3`. A reader also renews the body's stay when it was dropped meanwhile, so it
+ * is not reclaimed under a read that goes on.
+ */
+export const readChunks = statement(
+  'read_chunks',
+  `with renewed as (
+     update ${DROPPED} set dropped_at = now() where bucket = $1 and body = $2
+   )
+   select start, bytes from ${CHUNKS}
+   where bucket = $1 and body = $2 and start < $4
+     and start >= coalesce((select max(start) from ${CHUNKS} where bucket = $1 and body = $2 and start <= $3), 0)
+   order by start
+   limit $5`,
+);
+
+/**
+ * Reclaims up to `$2` bodies dropped more than `$1` milliseconds ago. Instances sweeping at once
+ * take different bodies (skip locked); a reader renewing one keeps it.
+ */
+export const sweepDropped = statement(
+  'sweep_dropped',
+  `with due as (
+     select bucket, body from ${DROPPED}
+     where dropped_at < now() - make_interval(secs => $1::float8 / 1000)
+     order by dropped_at
+     limit $2
+     for update skip locked
+   ), gone as (
+     delete from ${DROPPED} d using due where d.bucket = due.bucket and d.body = due.body returning d.bucket, d.body
+   ), reclaimed as (
+     delete from ${CHUNKS} c using gone where c.bucket = gone.bucket and c.body = gone.body
+   )
+   select count(*)::integer from gone`,
+);
