@@ -40,8 +40,8 @@ export { BucketError, ErrorCode, isConditionalHeaderRefusal, type BucketAction }
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export { MemoryEngine } from './memory-engine';
-export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions } from './postgres/buckets';
-export { BucketSchemaTooNewError } from './postgres/schema';
+export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions, type PostgresPool } from './postgres/buckets';
+export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
 export type { StorageEngine } from './engine';

@@ -88,17 +88,34 @@ describe('the packed packages', () => {
         entry.name.startsWith('@') ? readdirSync(path.join(project, 'node_modules', entry.name)).map((n) => `${entry.name}/${n}`) : [entry.name],
       )
       .sort();
-    // openapi-fetch brings its helpers, better-sqlite3 its native-addon helper; nothing of the server.
+    // openapi-fetch brings its helpers, better-sqlite3 its native-addon helper, the bucket's
+    // PostgreSQL engine the pg driver (with its parts), pg-copy-streams and kysely (migrations);
+    // nothing of the server.
     expect(installed).toEqual(
       [
         '@edge-api-toolkit/bucket',
         '@edge-api-toolkit/client',
         '@edge-api-toolkit/filter',
         'better-sqlite3',
+        'kysely',
         'node-addon-api',
         'openapi-fetch',
         'openapi-typescript-helpers',
+        'pg',
+        'pg-connection-string',
+        'pg-copy-streams',
+        'pg-int8',
+        'pg-pool',
+        'pg-protocol',
+        'pg-types',
+        'pgpass',
+        'postgres-array',
+        'postgres-bytea',
+        'postgres-date',
+        'postgres-interval',
         're2js',
+        'split2',
+        'xtend',
       ].sort(),
     );
   });

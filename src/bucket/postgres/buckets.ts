@@ -6,6 +6,13 @@ import { PostgresEngine } from './engine';
 import { migrateBucketSchema } from './schema';
 import { sweepDropped } from './statements';
 
+/** A node-postgres pool, described by what this module needs of it (its types need no @types/pg). */
+export interface PostgresPool {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  end(): Promise<void>;
+}
+
 export interface PostgresBucketsOptions {
   /**
    * postgres://user:password@host:port/database, with any libpq parameters (sslmode, ...).
@@ -13,10 +20,11 @@ export interface PostgresBucketsOptions {
    */
   connectionString?: string;
   /**
-   * A pool to use instead of opening one (e.g. the one a process already has on the same
-   * database); `close` leaves it open. Its `max` sets how many bodies may be received at once.
+   * A node-postgres pool (`new pg.Pool(...)`) to use instead of opening one, e.g. the one a
+   * process already has on the same database; `close` leaves it open. Half its `max` connections
+   * at most receive bodies at once.
    */
-  pool?: pg.Pool;
+  pool?: PostgresPool;
   /** Most connections the pool opens (default 10); with `connectionString` only. */
   maxConnections?: number;
   /** An unused connection is closed after this long (default 30 000 ms); with `connectionString` only. */
@@ -67,11 +75,11 @@ export interface PostgresBuckets {
 export async function openPostgresBuckets(options: PostgresBucketsOptions): Promise<PostgresBuckets> {
   const settings = checkOptions(options);
   // Loaded here, not at start-up: buckets on disk never need the driver.
-  const { default: driver } = await import('pg');
+  const [{ default: driver }, { to: copyTo }] = await Promise.all([import('pg'), import('pg-copy-streams')]);
   let pool: pg.Pool;
   let location: string;
   if (options.pool) {
-    pool = options.pool;
+    pool = options.pool as pg.Pool;
     location = describePool(pool);
   } else {
     const url = parseDatabaseUrl(options.connectionString!);
@@ -101,7 +109,14 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
   }
   const max = (pool as { options?: { max?: number } }).options?.max ?? settings.maxConnections;
   // Half the pool at most for bodies being received: the other half serves everything else.
-  const db = new BucketDatabase(pool, location, driver.types, Math.max(1, Math.floor(max / 2)));
+  const db = new BucketDatabase(
+    pool,
+    location,
+    { types: driver.types, escapeLiteral: driver.escapeLiteral, copyTo },
+    Math.max(1, Math.floor(max / 2)),
+    // Renewed well before the sweep could take them.
+    Math.floor(settings.retainDroppedMs / 3),
+  );
   return new OpenBuckets(db, owned, settings.retainDroppedMs, settings.sweepIntervalMs);
 }
 

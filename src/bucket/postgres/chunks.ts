@@ -2,12 +2,12 @@ import type pg from 'pg';
 import type { ChunkSource } from '../engine';
 import type { ByteRange } from '../range';
 import type { BucketDatabase } from './database';
-import { beginStaging, insertChunk, readChunks } from './statements';
+import { beginStaging, insertChunk, readChunks, renewBodies } from './statements';
 
 /** Bytes per stored chunk: big enough that a statement per chunk costs little, small enough to hold a few. */
 export const CHUNK_BYTES = 1024 * 1024;
-/** Chunks a reader fetches per statement. */
-const READ_BATCH_CHUNKS = 4;
+/** Bytes a reader fetches per statement. */
+const READ_STRETCH_BYTES = 4 * CHUNK_BYTES;
 /**
  * A body being received keeps a transaction open; PostgreSQL ends it (and the upload fails)
  * when no byte arrives for this long, so a stalled client or a hung process cannot hold a
@@ -125,15 +125,17 @@ interface Piece {
 }
 
 /**
- * Reads the bytes of `range` across an object's segments, a few chunks per statement, fetching
- * the next few while the consumer takes the last ones. Each statement is a read of its own; the
- * bodies stay readable meanwhile even when the object is replaced or deleted (see
- * `dropped_bodies`), as long as the reader keeps reading.
+ * Reads the bytes of `range` across an object's segments, a few MiB per statement, fetching the
+ * next stretch while the consumer takes the last one. Each statement is a read of its own on a
+ * connection held only for it: a slow consumer holds no connection. The bodies stay readable
+ * meanwhile even when the object is replaced or deleted (see `dropped_bodies`), as long as the
+ * reader keeps reading: it renews them as it goes.
  */
 export class ChunkReader implements ChunkSource {
   readonly #pieces: Piece[] = [];
   readonly #ready: Buffer[] = [];
   #fetching: Promise<void> | null = null;
+  #renewed = Date.now();
   #closed = false;
 
   constructor(
@@ -154,7 +156,7 @@ export class ChunkReader implements ChunkSource {
   async next(): Promise<Uint8Array | null> {
     const chunk = await this.#take();
     if (chunk === null) return null;
-    // Read ahead while this chunk is consumed.
+    // Read ahead while the last chunk fetched is consumed.
     if (this.#ready.length <= 1) this.#fetch();
     return chunk;
   }
@@ -165,7 +167,7 @@ export class ChunkReader implements ChunkSource {
     const count = Math.min(chunk.byteLength, view.byteLength);
     view.set(chunk.subarray(0, count));
     if (count < chunk.byteLength) this.#ready.unshift(chunk.subarray(count));
-    else if (this.#ready.length <= 1) this.#fetch();
+    if (this.#ready.length <= 1) this.#fetch();
     return count;
   }
 
@@ -184,10 +186,10 @@ export class ChunkReader implements ChunkSource {
     return this.#ready.shift()!;
   }
 
-  /** Starts fetching the next chunks, unless a fetch is under way or nothing is left. */
+  /** Starts fetching the next stretch, unless a fetch is under way or nothing is left. */
   #fetch(): void {
     if (this.#fetching || this.#pieces.length === 0 || this.#closed) return;
-    const fetching = this.#fetchBatch().finally(() => {
+    const fetching = this.#fetchStretch().finally(() => {
       if (this.#fetching === fetching) this.#fetching = null;
     });
     this.#fetching = fetching;
@@ -195,28 +197,30 @@ export class ChunkReader implements ChunkSource {
     fetching.catch(() => {});
   }
 
-  async #fetchBatch(): Promise<void> {
-    const piece = this.#pieces[0]!;
-    const rows = await this.db.rows<[start: number, bytes: Buffer]>(this.db.pool, readChunks, [
-      this.bucket,
-      piece.body,
-      piece.next,
-      piece.end,
-      READ_BATCH_CHUNKS,
-    ]);
-    if (this.#closed) return;
-    for (const [start, bytes] of rows) {
-      if (start > piece.next || start + bytes.byteLength <= piece.next) break;
-      const to = Math.min(bytes.byteLength, piece.end - start);
-      this.#ready.push(bytes.subarray(piece.next - start, to));
-      piece.next = start + to;
+  async #fetchStretch(): Promise<void> {
+    if (Date.now() - this.#renewed > this.db.renewAfterMs) {
+      this.#renewed = Date.now();
+      await this.db.rows(this.db.pool, renewBodies, [this.bucket, this.#pieces.map((piece) => piece.body)]);
     }
-    if (piece.next === piece.end) this.#pieces.shift();
-    else if (rows.length < READ_BATCH_CHUNKS || this.#ready.length === 0) {
+    const piece = this.#pieces[0]!;
+    const end = Math.min(piece.end, piece.next + READ_STRETCH_BYTES);
+    const rows = await this.db.copyOut(readChunks(this.db.literal(this.bucket), piece.body, piece.next, end));
+    if (this.#closed) return;
+    const pieces: Buffer[] = [];
+    let next = piece.next;
+    for (const [start, bytes] of rows) {
+      if (start > next || start + bytes.byteLength <= next) break;
+      pieces.push(bytes.subarray(next - start, Math.min(bytes.byteLength, end - start)));
+      next = Math.min(start + bytes.byteLength, end);
+    }
+    if (next !== end) {
       this.close();
       throw new Error(
         'The object being read was replaced or deleted, and its bytes were reclaimed before this read went on. Read it again.',
       );
     }
+    this.#ready.push(...pieces);
+    piece.next = end;
+    if (piece.next === piece.end) this.#pieces.shift();
   }
 }

@@ -27,15 +27,20 @@ const INT8_ARRAY = 1016;
 export class BucketDatabase {
   readonly #types: pg.CustomTypesConfig;
   readonly #stagingSlots: Slots;
+  readonly #driver: Driver;
 
   constructor(
     readonly pool: pg.Pool,
     /** The database URL without its password, for messages. */
     readonly location: string,
-    driverTypes: typeof pg.types,
+    driver: Driver,
     /** Connections that may hold a body being received at once (see `stagingConnection`). */
     stagingConnections: number,
+    /** A reader renews the bodies it reads this often, in case they were dropped meanwhile. */
+    readonly renewAfterMs: number,
   ) {
+    this.#driver = driver;
+    const driverTypes = driver.types;
     this.#types = {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === INT8) return Number;
@@ -56,6 +61,27 @@ export class BucketDatabase {
         const retry = target === this.pool && attempt < STATEMENT_ATTEMPTS && isRetryable(error);
         if (!retry) throw error;
       }
+    }
+  }
+
+  /** `text` quoted as an SQL string literal, for the statements that take no parameters. */
+  literal(text: string): string {
+    return this.#driver.escapeLiteral(text);
+  }
+
+  /** Runs a COPY ... TO STDOUT (FORMAT binary) of rows of a bigint and a bytea: the rows. */
+  async copyOut(text: string): Promise<[number, Buffer][]> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const received: Buffer[] = [];
+      for await (const chunk of client.query(this.#driver.copyTo(text))) received.push(chunk as Buffer);
+      return binaryCopyRows(received.length === 1 ? received[0]! : Buffer.concat(received));
+    } catch (error) {
+      broken = error as Error;
+      throw error;
+    } finally {
+      client.release(broken);
     }
   }
 
@@ -109,6 +135,31 @@ export class BucketDatabase {
       // A connection that could not roll back is closed rather than reused.
       client.release(broken);
     }
+  }
+}
+
+/** What the engine needs of the driver modules, which load only when PostgreSQL is used. */
+export interface Driver {
+  types: typeof pg.types;
+  escapeLiteral: (text: string) => string;
+  copyTo: (text: string) => pg.Submittable & AsyncIterable<unknown>;
+}
+
+/**
+ * The rows of a binary COPY of a bigint and a bytea column: an 11-byte signature, flags and a
+ * header extension, then per row a field count and each field's length and bytes, then -1.
+ */
+function binaryCopyRows(data: Buffer): [number, Buffer][] {
+  let at = 19 + data.readUInt32BE(15);
+  const rows: [number, Buffer][] = [];
+  for (;;) {
+    const fields = data.readInt16BE(at);
+    if (fields === -1) return rows;
+    const start = Number(data.readBigInt64BE(at + 6));
+    const length = data.readInt32BE(at + 14);
+    at += 18;
+    rows.push([start, data.subarray(at, at + length)]);
+    at += length;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Kysely, Migration } from 'kysely';
 import type pg from 'pg';
+import { BucketSchemaTooNewError } from './errors';
 import { initialSchema } from './migrations/0001-initial';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
@@ -20,22 +21,6 @@ const MIGRATION_LOCK_TABLE = 'migration_lock';
 export const KNOWN_BUCKET_MIGRATIONS: readonly string[] = Object.keys(MIGRATIONS).sort();
 /** Where the names of the migrations run are kept (tests fake a newer schema there). */
 export const BUCKET_MIGRATION_TABLE = `${SCHEMA}.${MIGRATION_TABLE}`;
-
-/** The database holds bucket tables written by a newer version: opening it could corrupt them. */
-export class BucketSchemaTooNewError extends Error {
-  override readonly name = 'BucketSchemaTooNewError';
-
-  constructor(
-    readonly location: string,
-    readonly unknownMigrations: readonly string[],
-  ) {
-    super(
-      `database ${location} has bucket schema migrations this version does not know ` +
-        `(${unknownMigrations.join(', ')}); it was written by a newer version. ` +
-        'Upgrade the toolkit or point it at another database.',
-    );
-  }
-}
 
 /**
  * Brings the bucket tables up to date with Kysely's migrator (the API store's migrations run
