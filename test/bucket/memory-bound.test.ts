@@ -1,7 +1,8 @@
-// Bodies stream end to end: a large object goes in and out of the on-disk engine without the
-// process ever holding it. Measured in a child process, whose peak memory is its own.
+// Bodies stream end to end: a large object goes in and out of the on-disk and PostgreSQL engines
+// without the process ever holding it. Measured in a child process, whose peak memory is its own.
 import { rmSync } from 'node:fs';
 import { afterEach, expect, test } from 'vitest';
+import { startPostgres } from '../support/postgres';
 import { runChild } from './child-process';
 import { temporaryDirectory } from './engines';
 
@@ -20,8 +21,8 @@ const SIZE = 256 * MiB;
  */
 const GROWTH_CEILING = 128 * MiB;
 
-test('writing and reading a 256 MiB object grows the process by less than half of it', async () => {
-  const [line] = await runChild('round-trip', temporaryDirectory(directories), String(SIZE));
+async function roundTrip(target: string): Promise<void> {
+  const [line] = await runChild('round-trip', target, String(SIZE));
   const report = JSON.parse(line!) as {
     sent: string;
     stored: string;
@@ -34,4 +35,17 @@ test('writing and reading a 256 MiB object grows the process by less than half o
   expect(report.stored).toBe(report.sent);
   expect(report.read).toBe(report.sent);
   expect(report.maxRssBytes - report.baselineRssBytes).toBeLessThan(GROWTH_CEILING);
+}
+
+test('writing and reading a 256 MiB object on disk grows the process by less than half of it', async () => {
+  await roundTrip(temporaryDirectory(directories));
 }, 60_000);
+
+test('writing and reading a 256 MiB object on PostgreSQL grows the process by less than half of it', async () => {
+  const cluster = await startPostgres();
+  try {
+    await roundTrip(await cluster.createDatabase());
+  } finally {
+    await cluster.stop();
+  }
+}, 180_000);

@@ -75,7 +75,7 @@ export interface PostgresBuckets {
 export async function openPostgresBuckets(options: PostgresBucketsOptions): Promise<PostgresBuckets> {
   const settings = checkOptions(options);
   // Loaded here, not at start-up: buckets on disk never need the driver.
-  const [{ default: driver }, { to: copyTo }] = await Promise.all([import('pg'), import('pg-copy-streams')]);
+  const [{ default: driver }, { to: copyTo, from: copyFrom }] = await Promise.all([import('pg'), import('pg-copy-streams')]);
   let pool: pg.Pool;
   let location: string;
   if (options.pool) {
@@ -112,7 +112,7 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
   const db = new BucketDatabase(
     pool,
     location,
-    { types: driver.types, escapeLiteral: driver.escapeLiteral, copyTo },
+    { types: driver.types, escapeLiteral: driver.escapeLiteral, copyTo, copyFrom },
     Math.max(1, Math.floor(max / 2)),
     // Renewed well before the sweep could take them.
     Math.floor(settings.retainDroppedMs / 3),

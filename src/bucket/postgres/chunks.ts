@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { ChunkSource } from '../engine';
 import type { ByteRange } from '../range';
 import type { BucketDatabase } from './database';
-import { beginStaging, insertChunk, readChunks, renewBodies } from './statements';
+import { once } from 'node:events';
+import { beginStaging, readChunks, renewBodies, writeChunks } from './statements';
 
 /** Bytes per stored chunk: big enough that a statement per chunk costs little, small enough to hold a few. */
 export const CHUNK_BYTES = 1024 * 1024;
@@ -48,39 +49,56 @@ export class StagedChunks {
   }
 
   /**
-   * Writes `head` then the rest of `source` in chunks of CHUNK_BYTES. One chunk is written while
-   * the next is received, so memory holds about two chunks whatever the body's size.
+   * Writes `head` then the rest of `source` as chunks of CHUNK_BYTES, with one binary COPY: the
+   * bytes received go to the connection as they are, without being copied or gathered, and
+   * memory holds at most a chunk's worth of them whatever the body's size.
    */
   async write(source: AsyncIterator<Uint8Array>, head: Uint8Array[]): Promise<void> {
-    let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let filled = 0;
-    let writing: Promise<unknown> = Promise.resolve();
-    const flush = async (bytes: Buffer) => {
-      await writing;
-      writing = this.db.rows(this.client, insertChunk, [this.bucket, this.body, this.#size, bytes]);
-      writing.catch(() => {});
-      this.#size += bytes.byteLength;
+    const copy = this.client.query(this.db.copyIn(writeChunks));
+    const finished = new Promise<void>((resolve, reject) => copy.once('finish', resolve).once('error', reject));
+    finished.catch(() => {});
+    const send = async (bytes: Uint8Array) => {
+      if (!copy.write(bytes)) await Promise.race([once(copy, 'drain'), finished]);
     };
-    const take = async (chunk: Uint8Array) => {
-      for (let offset = 0; offset < chunk.byteLength; ) {
-        const count = Math.min(CHUNK_BYTES - filled, chunk.byteLength - offset);
-        buffer.set(chunk.subarray(offset, offset + count), filled);
-        filled += count;
-        offset += count;
-        if (filled === CHUNK_BYTES) {
-          await flush(buffer);
-          buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-          filled = 0;
+    const rowStart = copyRowStart(this.bucket, this.body);
+    // Bytes received and not yet sent: less than a chunk.
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    const sendRow = async (length: number) => {
+      await send(rowStart(this.#size, length));
+      for (let left = length; left > 0; ) {
+        const piece = pending[0]!;
+        if (piece.byteLength <= left) {
+          pending.shift();
+          await send(piece);
+          left -= piece.byteLength;
+        } else {
+          pending[0] = piece.subarray(left);
+          await send(piece.subarray(0, left));
+          left = 0;
         }
       }
+      pendingBytes -= length;
+      this.#size += length;
+    };
+    const take = async (chunk: Uint8Array) => {
+      if (chunk.byteLength === 0) return;
+      pending.push(chunk);
+      pendingBytes += chunk.byteLength;
+      while (pendingBytes >= CHUNK_BYTES) await sendRow(CHUNK_BYTES);
     };
     try {
+      await send(COPY_SIGNATURE);
       for (const chunk of head) await take(chunk);
       for (let next = await source.next(); !next.done; next = await source.next()) await take(next.value);
-      if (filled > 0) await flush(buffer.subarray(0, filled));
-      await writing;
+      if (pendingBytes > 0) await sendRow(pendingBytes);
+      copy.end(COPY_TRAILER);
+      await finished;
     } catch (error) {
-      await writing.catch(() => {});
+      pending = [];
+      // Ends the COPY with a failure: the server rolls it back, and the caller the transaction.
+      copy.destroy(error as Error);
+      await finished.catch(() => {});
       await source.return?.();
       throw error;
     }
@@ -109,6 +127,31 @@ export class StagedChunks {
     await this.client.query('rollback').catch((error: Error) => (broken = error));
     this.release(broken);
   }
+}
+
+/** A binary COPY's header: signature, flags (none) and header extension length (none). */
+const COPY_SIGNATURE = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
+/** A binary COPY's end: a row of -1 fields. */
+const COPY_TRAILER = Buffer.from([0xff, 0xff]);
+
+/**
+ * The start of a row of `chunks` in a binary COPY, up to the chunk's bytes: the field count, then
+ * each field's length and value (bucket, body, start), then the length of the bytes.
+ */
+function copyRowStart(bucket: string, body: number): (start: number, length: number) => Buffer {
+  const name = Buffer.from(bucket, 'utf8');
+  return (start, length) => {
+    const row = Buffer.allocUnsafe(2 + 4 + name.byteLength + 12 + 12 + 4);
+    let at = row.writeInt16BE(4, 0);
+    at = row.writeInt32BE(name.byteLength, at);
+    at += name.copy(row, at);
+    at = row.writeInt32BE(8, at);
+    at = row.writeBigInt64BE(BigInt(body), at);
+    at = row.writeInt32BE(8, at);
+    at = row.writeBigInt64BE(BigInt(start), at);
+    row.writeInt32BE(length, at);
+    return row;
+  };
 }
 
 /** A stretch of an object's body kept in one body of chunks. */

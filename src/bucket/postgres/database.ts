@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type pg from 'pg';
 
 /** A statement the engine runs: prepared once per connection under its name. */
@@ -76,13 +77,18 @@ export class BucketDatabase {
     try {
       const received: Buffer[] = [];
       for await (const chunk of client.query(this.#driver.copyTo(text))) received.push(chunk as Buffer);
-      return binaryCopyRows(received.length === 1 ? received[0]! : Buffer.concat(received));
+      return binaryCopyRows(received);
     } catch (error) {
       broken = error as Error;
       throw error;
     } finally {
       client.release(broken);
     }
+  }
+
+  /** A COPY ... FROM STDIN to run on a connection: the stream its data is written to. */
+  copyIn(text: string): pg.Submittable & Writable {
+    return this.#driver.copyFrom(text);
   }
 
   /** Runs `work` in one READ COMMITTED transaction on a connection of its own. */
@@ -143,23 +149,53 @@ export interface Driver {
   types: typeof pg.types;
   escapeLiteral: (text: string) => string;
   copyTo: (text: string) => pg.Submittable & AsyncIterable<unknown>;
+  copyFrom: (text: string) => pg.Submittable & Writable;
 }
 
 /**
- * The rows of a binary COPY of a bigint and a bytea column: an 11-byte signature, flags and a
- * header extension, then per row a field count and each field's length and bytes, then -1.
+ * The rows of a binary COPY of a bigint and a bytea column, read from the chunks as received: an
+ * 11-byte signature, flags and a header extension, then per row a field count and each field's
+ * length and bytes, then -1. Each row's bytes are copied once, into a buffer of their own (a byte
+ * stream then hands it on without copying it again).
  */
-function binaryCopyRows(data: Buffer): [number, Buffer][] {
-  let at = 19 + data.readUInt32BE(15);
+function binaryCopyRows(received: Buffer[]): [number, Buffer][] {
+  const data = new ByteCursor(received);
+  data.skip(15);
+  data.skip(data.take(4).readUInt32BE(0));
   const rows: [number, Buffer][] = [];
   for (;;) {
-    const fields = data.readInt16BE(at);
-    if (fields === -1) return rows;
-    const start = Number(data.readBigInt64BE(at + 6));
-    const length = data.readInt32BE(at + 14);
-    at += 18;
-    rows.push([start, data.subarray(at, at + length)]);
-    at += length;
+    if (data.take(2).readInt16BE(0) === -1) return rows;
+    const start = Number(data.take(12).readBigInt64BE(4));
+    rows.push([start, data.take(data.take(4).readInt32BE(0))]);
+  }
+}
+
+/** Reads bytes in order across a list of buffers. */
+class ByteCursor {
+  #chunk = 0;
+  #offset = 0;
+
+  constructor(private readonly chunks: Buffer[]) {}
+
+  skip(count: number): void {
+    this.take(count);
+  }
+
+  /** The next `count` bytes, copied into a buffer of their own. */
+  take(count: number): Buffer {
+    const taken = Buffer.allocUnsafeSlow(count);
+    for (let filled = 0; filled < count; ) {
+      const chunk = this.chunks[this.#chunk];
+      if (!chunk) throw new Error('The database ended a COPY in the middle of a row.');
+      const copied = chunk.copy(taken, filled, this.#offset, Math.min(chunk.byteLength, this.#offset + count - filled));
+      filled += copied;
+      this.#offset += copied;
+      if (this.#offset === chunk.byteLength) {
+        this.#chunk++;
+        this.#offset = 0;
+      }
+    }
+    return taken;
   }
 }
 

@@ -185,7 +185,8 @@ export const uploadWithParts = statement(
 export const beginStaging = (idleTimeoutMs: number) =>
   `begin; set local idle_in_transaction_session_timeout = ${idleTimeoutMs}; select nextval('bucket_storage.body_ids')`;
 
-export const insertChunk = statement('insert_chunk', `insert into ${CHUNKS} (bucket, body, start, bytes) values ($1, $2, $3, $4)`);
+/** Writes the chunks of a body (a binary COPY: the engine sends rows as their bytes arrive). */
+export const writeChunks = `copy ${CHUNKS} (bucket, body, start, bytes) from stdin (format binary)`;
 
 /**
  * The chunks of a body holding bytes `from` (inclusive) to `to` (exclusive), with their start
