@@ -8,16 +8,24 @@
 // - listing: one plain SQLite range query over an index of the same keys.
 // Each timed write starts after `sync`, so neither side pays for the other's dirty pages; rounds
 // alternate baseline and bucket, and the best round of each counts.
-// Run: `npx tsx scripts/bench/bucket.ts` (a few minutes; about 2.5 GiB of free disk).
+// Then the PostgreSQL engine beside the disk engine, same workloads in the same run (rounds
+// alternate the two, the best round of each counts): 1 KiB put+get pairs one at a time and 32 in
+// flight, a 64 MiB put and get, every page of a 10,000-key listing, and how much a process grows
+// while a 1 GiB object goes up and down. PostgreSQL is a throwaway server on the same file system, with its default
+// durability (every commit flushed before it is acknowledged), reached over loopback.
+// Run: `npx tsx scripts/bench/bucket.ts` (several minutes; about 5 GiB of free disk).
 import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createBucket, MemoryEngine, type OpenBucket } from '../../src/bucket';
+import { createBucket, declareStreamLength, MemoryEngine, openPostgresBuckets, type OpenBucket } from '../../src/bucket';
+import { runChild } from '../../test/bucket/child-process';
+import { startPostgres } from '../../test/support/postgres';
 import { pool, rawFilePairs, round, seconds } from './support/measure';
+import { ownCpuSeconds, postgresCpuSeconds } from './support/process-cpu';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -162,17 +170,17 @@ async function bucketPut(bucket: OpenBucket, source: Buffer, size: number) {
   const chunks = pattern(source, size);
   const memory = rssPeak();
   const start = process.hrtime.bigint();
-  await bucket.put(
-    'large',
-    new ReadableStream<Uint8Array>({
-      pull(controller) {
-        memory.sample();
-        const { done, value } = chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(value);
-      },
-    }),
-  );
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      memory.sample();
+      const { done, value } = chunks.next();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+  });
+  // Announced as a request body's Content-Length would be: streams of unknown length are refused.
+  declareStreamLength(body, size);
+  await bucket.put('large', body);
   return { mbps: size / MiB / seconds(start), peak: memory.stop() };
 }
 
@@ -334,6 +342,142 @@ async function benchList(space: Workspace): Promise<void> {
   }
 }
 
+// ---- PostgreSQL beside disk ----------------------------------------------------------------
+
+const BESIDE = {
+  rounds: 3,
+  sequentialPairs: 500,
+  concurrentPairs: 5_000,
+  concurrency: 32,
+  largeSize: 64 * MiB,
+  hugeSize: 1024 * MiB,
+  listKeys: 10_000,
+  listRepeats: 5,
+};
+
+const BESIDE_TARGETS = {
+  /** PostgreSQL's 32-in-flight small pairs, as a share of the disk engine's. */
+  concurrentShareOfDisk: 0.25,
+  largeMBps: 100,
+  /** PostgreSQL's time to list every page, as a multiple of the disk engine's. */
+  listTimesDisk: 2,
+};
+
+const loadAverage = () => loadavg().map((l) => l.toFixed(2)).join(' ');
+
+async function smallPairs(bucket: OpenBucket, count: number, concurrency: number, payload: Buffer): Promise<number> {
+  const prefix = randomBytes(4).toString('hex');
+  const start = process.hrtime.bigint();
+  await pool(count, concurrency, async (i) => {
+    await bucket.put(`small/${prefix}/${i}`, payload);
+    await (await bucket.get(`small/${prefix}/${i}`))!.arrayBuffer();
+  });
+  return count / seconds(start);
+}
+
+/** Every page of a listing, 1,000 keys each: milliseconds. */
+async function listEveryPage(bucket: OpenBucket): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let next: string | undefined, first = true; first || next; first = false) {
+    const page = await bucket.list({ cursor: next });
+    next = page.truncated ? page.cursor : undefined;
+  }
+  return seconds(start) * 1000;
+}
+
+async function benchBeside(space: Workspace): Promise<void> {
+  console.log(
+    `\nPostgreSQL beside disk: ${availableParallelism()} cores, load average ${loadAverage()} at the start; best of ${BESIDE.rounds} rounds`,
+  );
+  const cluster = await startPostgres({ durable: true });
+  const postgres = await openPostgresBuckets({ connectionString: await cluster.createDatabase('bench') });
+  let names = 0;
+  const open = (kind: 'disk' | 'postgres') =>
+    kind === 'disk' ? space.open('disk') : createBucket({ engine: postgres.storage(`bench-${names++}`) });
+  const kinds = ['disk', 'postgres'] as const;
+  const best = new Map(
+    kinds.map((kind) => [kind, { sequential: 0, concurrent: 0, put: none(), get: none(), list: Infinity, putCpu: Infinity, getCpu: Infinity }]),
+  );
+  /** CPU milliseconds per MiB an action took, this process's and the server's (0 for disk). */
+  const cpuPerMiB = async (kind: 'disk' | 'postgres', action: () => Promise<Best>) => {
+    const cpu = () => ownCpuSeconds() + (kind === 'postgres' ? (postgresCpuSeconds(cluster.port) ?? NaN) : 0);
+    const before = cpu();
+    const result = await action();
+    return { result, cpu: ((cpu() - before) * 1000) / (BESIDE.largeSize / MiB) };
+  };
+  const buckets = new Map(kinds.map((kind) => [kind, open(kind)]));
+  const listed = new Map(kinds.map((kind) => [kind, open(kind)]));
+  const payload = randomBytes(KiB);
+  const source = randomBytes(16 * MiB);
+  try {
+    for (const kind of kinds) {
+      const fillStart = process.hrtime.bigint();
+      await pool(BESIDE.listKeys, 64, (i) => listed.get(kind)!.put(listKey(i), '').then(() => {}));
+      console.log(`  ${kind}: ${round(BESIDE.listKeys)} keys to list stored in ${round(seconds(fillStart), 1)} s`);
+    }
+    for (let r = 0; r < BESIDE.rounds; r++) {
+      for (const kind of kinds) {
+        const bucket = buckets.get(kind)!;
+        const result = best.get(kind)!;
+        settle();
+        result.sequential = Math.max(result.sequential, await smallPairs(bucket, BESIDE.sequentialPairs, 1, payload));
+        settle();
+        result.concurrent = Math.max(result.concurrent, await smallPairs(bucket, BESIDE.concurrentPairs, BESIDE.concurrency, payload));
+        settle();
+        const put = await cpuPerMiB(kind, () => bucketPut(bucket, source, BESIDE.largeSize));
+        result.put = better(result.put, put.result);
+        result.putCpu = Math.min(result.putCpu, put.cpu);
+        const get = await cpuPerMiB(kind, () => bucketGet(bucket, false));
+        result.get = better(result.get, get.result);
+        result.getCpu = Math.min(result.getCpu, get.cpu);
+        for (let i = 0; i < BESIDE.listRepeats; i++) result.list = Math.min(result.list, await listEveryPage(listed.get(kind)!));
+      }
+    }
+    // Memory: a 1 GiB object up and down in a fresh process (the bucket tests' child), whose peak
+    // over its memory once loaded is the body's doing.
+    const huge = new Map<string, number>();
+    for (const kind of kinds) {
+      const target = kind === 'disk' ? join(space.root, 'huge') : await cluster.createDatabase('huge');
+      const [line] = await runChild('round-trip', target, String(BESIDE.hugeSize));
+      const report = JSON.parse(line!) as { sent: string; read: string; baselineRssBytes: number; maxRssBytes: number };
+      if (report.read !== report.sent) throw new Error(`${kind}: the 1 GiB object read back differs from the one sent`);
+      huge.set(kind, report.maxRssBytes - report.baselineRssBytes);
+      fs.rmSync(join(space.root, 'huge'), { recursive: true, force: true });
+    }
+    const disk = best.get('disk')!;
+    const pg = best.get('postgres')!;
+    const row = (label: string, d: string, p: string, verdictText = '') =>
+      console.log(`  ${label.padEnd(34)} ${d.padStart(14)} ${p.padStart(14)}  ${verdictText}`);
+    row('', 'disk', 'PostgreSQL');
+    row('1 KiB put+get pairs, one at a time', `${round(disk.sequential)}/s`, `${round(pg.sequential)}/s`, `${round((pg.sequential / disk.sequential) * 100)}% of disk`);
+    const concurrentShare = pg.concurrent / disk.concurrent;
+    row(
+      `1 KiB put+get pairs, ${BESIDE.concurrency} in flight`,
+      `${round(disk.concurrent)}/s`,
+      `${round(pg.concurrent)}/s`,
+      `${round(concurrentShare * 100)}% of disk  ${verdict(concurrentShare >= BESIDE_TARGETS.concurrentShareOfDisk)} (>= ${BESIDE_TARGETS.concurrentShareOfDisk * 100}%)`,
+    );
+    row('64 MiB put', `${round(disk.put.mbps)} MB/s`, `${round(pg.put.mbps)} MB/s`, `${verdict(pg.put.mbps >= BESIDE_TARGETS.largeMBps)} (>= ${BESIDE_TARGETS.largeMBps} MB/s)`);
+    row('64 MiB get', `${round(disk.get.mbps)} MB/s`, `${round(pg.get.mbps)} MB/s`, `${verdict(pg.get.mbps >= BESIDE_TARGETS.largeMBps)} (>= ${BESIDE_TARGETS.largeMBps} MB/s)`);
+    const cpu = (ms: number) => `${round(ms, 1)} ms/MiB`;
+    row('  CPU per MiB, put (all processes)', cpu(disk.putCpu), cpu(pg.putCpu), `PostgreSQL: ${round(1000 / pg.putCpu)} MB/s per core busy`);
+    row('  CPU per MiB, get (all processes)', cpu(disk.getCpu), cpu(pg.getCpu), `PostgreSQL: ${round(1000 / pg.getCpu)} MB/s per core busy`);
+    const listRatio = pg.list / disk.list;
+    row(
+      `every page of ${round(BESIDE.listKeys)} keys (${BESIDE.listKeys / 1000} pages)`,
+      `${round(disk.list, 1)} ms`,
+      `${round(pg.list, 1)} ms`,
+      `${round(listRatio, 2)}x disk  ${verdict(listRatio <= BESIDE_TARGETS.listTimesDisk)} (<= ${BESIDE_TARGETS.listTimesDisk}x)`,
+    );
+    row('1 GiB put then get: RSS growth', `+${round(huge.get('disk')! / MiB)} MiB`, `+${round(huge.get('postgres')! / MiB)} MiB`);
+    console.log(`  load average ${loadAverage()} at the end`);
+  } finally {
+    await Promise.all([...buckets.values(), ...listed.values()].map((bucket) => bucket.close()));
+    await postgres.close();
+    await cluster.stop();
+  }
+}
+
 export async function run(): Promise<void> {
   const space = workspace();
   try {
@@ -343,9 +487,20 @@ export async function run(): Promise<void> {
     await benchLarge(space, 64 * MiB, ['memory', 'disk'], 3);
     await benchSmall(space);
     await benchList(space);
+    await benchBeside(space);
   } finally {
     fs.rmSync(space.root, { recursive: true, force: true });
   }
 }
 
-if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) await run();
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  // `npx tsx scripts/bench/bucket.ts postgres` runs only the PostgreSQL comparison.
+  if (process.argv[2] === 'postgres') {
+    const space = workspace();
+    try {
+      await benchBeside(space);
+    } finally {
+      fs.rmSync(space.root, { recursive: true, force: true });
+    }
+  } else await run();
+}

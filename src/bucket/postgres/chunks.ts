@@ -1,14 +1,23 @@
+import { once } from 'node:events';
 import type pg from 'pg';
 import type { ChunkSource } from '../engine';
 import type { ByteRange } from '../range';
+import { chunkRowStart, COPY_HEADER, COPY_TRAILER, copyRowsRange } from './copy-format';
 import type { BucketDatabase } from './database';
-import { once } from 'node:events';
 import { beginStaging, readChunks, renewBodies, writeChunks } from './statements';
 
-/** Bytes per stored chunk: big enough that a statement per chunk costs little, small enough to hold a few. */
-export const CHUNK_BYTES = 1024 * 1024;
+/**
+ * Bytes of a body per row of `chunks`: a row stays within one page, stored in line (see the
+ * migration), where a larger value would be cut by PostgreSQL into 2 KB pieces of a TOAST table,
+ * four times the rows, index entries and log records to write.
+ */
+const ROW_BYTES = 8000;
+/** Rows sent to the database per write (about 1 MiB). */
+const ROWS_PER_WRITE = 128;
 /** Bytes a reader fetches per statement. */
-const READ_STRETCH_BYTES = 4 * CHUNK_BYTES;
+const READ_STRETCH_BYTES = 4 * 1024 * 1024;
+/** Bytes a reader hands on at once. */
+const READ_PIECE_BYTES = 1024 * 1024;
 /**
  * A body being received keeps a transaction open; PostgreSQL ends it (and the upload fails)
  * when no byte arrives for this long, so a stalled client or a hung process cannot hold a
@@ -49,53 +58,63 @@ export class StagedChunks {
   }
 
   /**
-   * Writes `head` then the rest of `source` as chunks of CHUNK_BYTES, with one binary COPY: the
-   * bytes received go to the connection as they are, without being copied or gathered, and
-   * memory holds at most a chunk's worth of them whatever the body's size.
+   * Writes `head` then the rest of `source` as rows of ROW_BYTES with one binary COPY, about a
+   * MiB per write, the next MiB received while the last is written: memory holds two or three
+   * MiB of the body whatever its size.
    */
   async write(source: AsyncIterator<Uint8Array>, head: Uint8Array[]): Promise<void> {
     const copy = this.client.query(this.db.copyIn(writeChunks));
     const finished = new Promise<void>((resolve, reject) => copy.once('finish', resolve).once('error', reject));
     finished.catch(() => {});
-    const send = async (bytes: Uint8Array) => {
-      if (!copy.write(bytes)) await Promise.race([once(copy, 'drain'), finished]);
+    const rowStart = chunkRowStart(this.bucket, this.body);
+    const capacity = COPY_HEADER.byteLength + ROWS_PER_WRITE * (rowStart.size + ROW_BYTES) + COPY_TRAILER.byteLength;
+    let batch = Buffer.allocUnsafe(capacity);
+    let used = COPY_HEADER.copy(batch, 0);
+    let rows = 0;
+    // The row being filled: where its start is in the batch (-1: none), its offset in the body, its bytes.
+    let rowAt = -1;
+    let rowOffset = 0;
+    let rowBytes = 0;
+    const closeRow = () => {
+      rowStart.write(batch, rowAt, rowOffset, rowBytes);
+      rowAt = -1;
+      rows++;
     };
-    const rowStart = copyRowStart(this.bucket, this.body);
-    // Bytes received and not yet sent: less than a chunk.
-    let pending: Uint8Array[] = [];
-    let pendingBytes = 0;
-    const sendRow = async (length: number) => {
-      await send(rowStart(this.#size, length));
-      for (let left = length; left > 0; ) {
-        const piece = pending[0]!;
-        if (piece.byteLength <= left) {
-          pending.shift();
-          await send(piece);
-          left -= piece.byteLength;
-        } else {
-          pending[0] = piece.subarray(left);
-          await send(piece.subarray(0, left));
-          left = 0;
-        }
-      }
-      pendingBytes -= length;
-      this.#size += length;
+    const send = async () => {
+      const full = batch.subarray(0, used);
+      batch = Buffer.allocUnsafe(capacity);
+      used = 0;
+      rows = 0;
+      if (!copy.write(full)) await Promise.race([once(copy, 'drain'), finished]);
     };
     const take = async (chunk: Uint8Array) => {
-      if (chunk.byteLength === 0) return;
-      pending.push(chunk);
-      pendingBytes += chunk.byteLength;
-      while (pendingBytes >= CHUNK_BYTES) await sendRow(CHUNK_BYTES);
+      for (let offset = 0; offset < chunk.byteLength; ) {
+        if (rowAt < 0) {
+          rowAt = used;
+          used += rowStart.size;
+          rowOffset = this.#size;
+          rowBytes = 0;
+        }
+        const count = Math.min(ROW_BYTES - rowBytes, chunk.byteLength - offset);
+        batch.set(chunk.subarray(offset, offset + count), used);
+        used += count;
+        rowBytes += count;
+        offset += count;
+        this.#size += count;
+        if (rowBytes === ROW_BYTES) {
+          closeRow();
+          if (rows === ROWS_PER_WRITE) await send();
+        }
+      }
     };
     try {
-      await send(COPY_SIGNATURE);
       for (const chunk of head) await take(chunk);
       for (let next = await source.next(); !next.done; next = await source.next()) await take(next.value);
-      if (pendingBytes > 0) await sendRow(pendingBytes);
-      copy.end(COPY_TRAILER);
+      if (rowAt >= 0) closeRow();
+      used += COPY_TRAILER.copy(batch, used);
+      copy.end(batch.subarray(0, used));
       await finished;
     } catch (error) {
-      pending = [];
       // Ends the COPY with a failure: the server rolls it back, and the caller the transaction.
       copy.destroy(error as Error);
       await finished.catch(() => {});
@@ -127,31 +146,6 @@ export class StagedChunks {
     await this.client.query('rollback').catch((error: Error) => (broken = error));
     this.release(broken);
   }
-}
-
-/** A binary COPY's header: signature, flags (none) and header extension length (none). */
-const COPY_SIGNATURE = Buffer.concat([Buffer.from('PGCOPY\n\xff\r\n\0', 'latin1'), Buffer.alloc(8)]);
-/** A binary COPY's end: a row of -1 fields. */
-const COPY_TRAILER = Buffer.from([0xff, 0xff]);
-
-/**
- * The start of a row of `chunks` in a binary COPY, up to the chunk's bytes: the field count, then
- * each field's length and value (bucket, body, start), then the length of the bytes.
- */
-function copyRowStart(bucket: string, body: number): (start: number, length: number) => Buffer {
-  const name = Buffer.from(bucket, 'utf8');
-  return (start, length) => {
-    const row = Buffer.allocUnsafe(2 + 4 + name.byteLength + 12 + 12 + 4);
-    let at = row.writeInt16BE(4, 0);
-    at = row.writeInt32BE(name.byteLength, at);
-    at += name.copy(row, at);
-    at = row.writeInt32BE(8, at);
-    at = row.writeBigInt64BE(BigInt(body), at);
-    at = row.writeInt32BE(8, at);
-    at = row.writeBigInt64BE(BigInt(start), at);
-    row.writeInt32BE(length, at);
-    return row;
-  };
 }
 
 /** A stretch of an object's body kept in one body of chunks. */
@@ -247,16 +241,10 @@ export class ChunkReader implements ChunkSource {
     }
     const piece = this.#pieces[0]!;
     const end = Math.min(piece.end, piece.next + READ_STRETCH_BYTES);
-    const rows = await this.db.copyOut(readChunks(this.db.literal(this.bucket), piece.body, piece.next, end));
+    const received = await this.db.copyOut(readChunks(this.db.literal(this.bucket), piece.body, piece.next, end));
     if (this.#closed) return;
-    const pieces: Buffer[] = [];
-    let next = piece.next;
-    for (const [start, bytes] of rows) {
-      if (start > next || start + bytes.byteLength <= next) break;
-      pieces.push(bytes.subarray(next - start, Math.min(bytes.byteLength, end - start)));
-      next = Math.min(start + bytes.byteLength, end);
-    }
-    if (next !== end) {
+    const pieces = copyRowsRange(received, piece.next, end, READ_PIECE_BYTES);
+    if (pieces.reduce((sum, bytes) => sum + bytes.byteLength, 0) !== end - piece.next) {
       this.close();
       throw new Error(
         'The object being read was replaced or deleted, and its bytes were reclaimed before this read went on. Read it again.',

@@ -70,14 +70,14 @@ export class BucketDatabase {
     return this.#driver.escapeLiteral(text);
   }
 
-  /** Runs a COPY ... TO STDOUT (FORMAT binary) of rows of a bigint and a bytea: the rows. */
-  async copyOut(text: string): Promise<[number, Buffer][]> {
+  /** Runs a COPY ... TO STDOUT on a connection of its own: the data as received. */
+  async copyOut(text: string): Promise<Buffer[]> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
       const received: Buffer[] = [];
       for await (const chunk of client.query(this.#driver.copyTo(text))) received.push(chunk as Buffer);
-      return binaryCopyRows(received);
+      return received;
     } catch (error) {
       broken = error as Error;
       throw error;
@@ -150,53 +150,6 @@ export interface Driver {
   escapeLiteral: (text: string) => string;
   copyTo: (text: string) => pg.Submittable & AsyncIterable<unknown>;
   copyFrom: (text: string) => pg.Submittable & Writable;
-}
-
-/**
- * The rows of a binary COPY of a bigint and a bytea column, read from the chunks as received: an
- * 11-byte signature, flags and a header extension, then per row a field count and each field's
- * length and bytes, then -1. Each row's bytes are copied once, into a buffer of their own (a byte
- * stream then hands it on without copying it again).
- */
-function binaryCopyRows(received: Buffer[]): [number, Buffer][] {
-  const data = new ByteCursor(received);
-  data.skip(15);
-  data.skip(data.take(4).readUInt32BE(0));
-  const rows: [number, Buffer][] = [];
-  for (;;) {
-    if (data.take(2).readInt16BE(0) === -1) return rows;
-    const start = Number(data.take(12).readBigInt64BE(4));
-    rows.push([start, data.take(data.take(4).readInt32BE(0))]);
-  }
-}
-
-/** Reads bytes in order across a list of buffers. */
-class ByteCursor {
-  #chunk = 0;
-  #offset = 0;
-
-  constructor(private readonly chunks: Buffer[]) {}
-
-  skip(count: number): void {
-    this.take(count);
-  }
-
-  /** The next `count` bytes, copied into a buffer of their own. */
-  take(count: number): Buffer {
-    const taken = Buffer.allocUnsafeSlow(count);
-    for (let filled = 0; filled < count; ) {
-      const chunk = this.chunks[this.#chunk];
-      if (!chunk) throw new Error('The database ended a COPY in the middle of a row.');
-      const copied = chunk.copy(taken, filled, this.#offset, Math.min(chunk.byteLength, this.#offset + count - filled));
-      filled += copied;
-      this.#offset += copied;
-      if (this.#offset === chunk.byteLength) {
-        this.#chunk++;
-        this.#offset = 0;
-      }
-    }
-    return taken;
-  }
 }
 
 function isRetryable(error: unknown): boolean {

@@ -291,13 +291,26 @@ export class PostgresEngine implements StorageEngine {
       'bodies' in body ? body.bodies : null,
       'bodies' in body ? body.sizes : null,
     ];
+    // Where a write may create the object (no condition, or one an absent object passes), it
+    // tries that first: storing under a new key takes one round trip.
+    const absentAllowed = allow(null);
     for (;;) {
-      const [current] = await this.db.rows<[...ObjectColumns, bodies: number[] | null]>(target, sql.current, [this.bucket, key]);
-      if (!allow(current ? toRecord(current) : null)) return false;
-      const written = current
-        ? await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]])
-        : await this.db.rows(target, sql.insertObject, columns);
-      if (written.length > 0) return true;
+      let current: [...ObjectColumns, bodies: number[] | null] | undefined;
+      if (absentAllowed) {
+        const [[inserted, ...present]] = (await this.db.rows(target, sql.insertObject, columns)) as [
+          [boolean, ...([...ObjectColumns, number[] | null] | null[])],
+        ];
+        if (inserted) return true;
+        // Not stored, yet no object seen: another write created it after the statement's snapshot.
+        if (present[0] === null) continue;
+        current = present as [...ObjectColumns, number[] | null];
+      } else {
+        [current] = await this.db.rows<[...ObjectColumns, bodies: number[] | null]>(target, sql.current, [this.bucket, key]);
+        if (!current) return false;
+      }
+      if (!allow(toRecord(current))) return false;
+      const replaced = await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]]);
+      if (replaced.length > 0) return true;
     }
   }
 

@@ -51,13 +51,22 @@ export const read = statement(
 /** The object a write would replace: its metadata and bodies, without the small body's bytes. */
 export const current = statement('current', `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2`);
 
-/** Stores an object where there is none; no row when another write created it first. */
+/**
+ * Stores an object where there is none, in one round trip: answers whether it did and, when it
+ * did not, the object in its place (as the statement's snapshot saw it: none when another write
+ * created it meanwhile).
+ */
 export const insertObject = statement(
   'insert_object',
-  `insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes)
-   values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
-   on conflict do nothing
-   returning 1`,
+  `with inserted as (
+     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     on conflict do nothing
+     returning 1
+   )
+   select exists (select 1 from inserted), present.*
+   from (select 1) as one
+   left join lateral (select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2) as present on true`,
 );
 
 /**

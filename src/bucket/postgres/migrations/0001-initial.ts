@@ -4,9 +4,11 @@
  * - Keys are bytea: compared bytewise, which is the platform's listing order (UTF-8 bytes),
  *   whatever the database's locale, and able to hold U+0000, which text cannot.
  * - A body lives in `small_body` when small, in `chunks` otherwise: the object names its bodies
- *   in order (one for a put, one per part for a completed multipart upload). Chunk bytes are
- *   stored uncompressed (storage external): bodies are mostly compressed media already, and
- *   trying costs CPU on every write.
+ *   in order (one for a put, one per part for a completed multipart upload). A chunk row holds
+ *   8,000 bytes and stays in its page (toast_tuple_target at its highest), where larger values
+ *   would be cut into 2 KB pieces of a TOAST table, four times the rows to write and read; chunk
+ *   and small-body bytes are never compressed (storage external): bodies are mostly compressed
+ *   media already, and trying costs CPU on every write.
  * - A body no longer named by an object or part waits in `dropped_bodies` until reads that
  *   started before its object was replaced or deleted are done with it, then goes.
  */
@@ -60,7 +62,7 @@ create table bucket_storage.chunks (
   start bigint not null,
   bytes bytea not null,
   primary key (bucket, body, start)
-);
+) with (toast_tuple_target = 8160);
 alter table bucket_storage.chunks alter column bytes set storage external;
 
 create table bucket_storage.dropped_bodies (
