@@ -40,7 +40,7 @@ export interface PartRecord {
   md5: string;
 }
 
-/** Bytes received and durably kept, not yet visible under any key. */
+/** Bytes received and kept, not yet visible under any key. */
 export interface StagedBody {
   readonly size: number;
 }
@@ -89,7 +89,11 @@ export type Assemble = (
 ) => { record: ObjectRecord; partNumbers: number[] };
 
 export interface StorageEngine {
-  /** Keeps the chunks durably; nothing is kept when the chunks fail. */
+  /**
+   * Receives the chunks for a later `put` or `putPart`, which makes them durable with the record
+   * that names them. Nothing is kept when the chunks fail, when the body is discarded, or when the
+   * process ends before that commit.
+   */
   stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody>;
   /** Forgets a staged body that will not be committed. */
   discard(body: StagedBody): Promise<void>;

@@ -11,6 +11,13 @@
  *   stay strongly consistent. `close()` releases it.
  * - `createBucket({ engine: new MemoryEngine(), ...options })` keeps everything in memory (tests);
  *   buckets given the same engine share its objects.
+ * - On PostgreSQL: `const buckets = await openPostgresBuckets({ connectionString })` (or `{ pool }`)
+ *   opens a database's buckets for this process: one pool shared by all of them, the bucket
+ *   tables migrated (schema `bucket_storage`; a database migrated by a newer version is refused
+ *   with `BucketSchemaTooNewError`). `createBucket({ engine: buckets.storage(name), ...options })`
+ *   then opens the bucket `name` (the same engine for the same name); any number of processes
+ *   and machines may open one bucket and stay strongly consistent. `buckets.close()` releases
+ *   the pool. Which buckets exist is the catalogue's business, not the engine's.
  * - Options (`RuntimeOptions`): `compatibilityDate` / `compatibilityFlags` (whether `list`
  *   honours `include`: from 2022-08-04 or with `r2_list_honor_include`; honoured when no date is
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times

@@ -265,6 +265,33 @@ describe('one database, many buckets', () => {
   });
 });
 
+describe('requests of one turn', () => {
+  test('small puts and gets made together share statements and each keeps its meaning', async () => {
+    const url = await cluster.createDatabase();
+    const bucket = shared(await instance(url));
+    await bucket.put('existing', 'before');
+    const keys = Array.from({ length: 150 }, (_, i) => `k${i}`);
+    // New keys, an existing key, one key twice and a create-only-if-absent that must lose, at once.
+    const written = await Promise.all([
+      ...keys.map((key) => bucket.put(key, `value of ${key}`)),
+      bucket.put('existing', 'after'),
+      bucket.put('twice', 'first'),
+      bucket.put('twice', 'second'),
+      bucket.put('existing', 'never', { onlyIf: { etagDoesNotMatch: '*' } }),
+    ]);
+    expect(written.slice(0, -1).every((result) => result !== null)).toBe(true);
+    expect(written.at(-1)).toBeNull();
+    const read = await Promise.all([...keys, 'existing', 'twice', 'absent'].map((key) => bucket.get(key)));
+    expect(await Promise.all(read.slice(0, keys.length).map((object) => object!.text()))).toEqual(keys.map((key) => `value of ${key}`));
+    expect(await read[keys.length]!.text()).toBe('after');
+    const twice = read[keys.length + 1]!;
+    expect(['first', 'second']).toContain(await twice.text());
+    expect([written[keys.length + 1]!.etag, written[keys.length + 2]!.etag]).toContain(twice.etag);
+    expect(read.at(-1)).toBeNull();
+    expect(await count(url, 'select count(*) as n from bucket_storage.objects')).toBe(keys.length + 2);
+  });
+});
+
 describe('schema and connection', () => {
   test('instances opening a new database together create the bucket tables once', async () => {
     const url = await cluster.createDatabase();

@@ -33,6 +33,8 @@ const STAGING_IDLE_TIMEOUT_MS = 60_000;
  */
 export class StagedChunks {
   #size = 0;
+  /** Committed or rolled back: the connection went back to the pool. */
+  #ended = false;
 
   private constructor(
     private readonly db: BucketDatabase,
@@ -128,6 +130,7 @@ export class StagedChunks {
    * rolls back (forgetting the body) when it answers false or fails.
    */
   async commitIf(work: (client: pg.PoolClient) => Promise<boolean>): Promise<boolean> {
+    if (this.#ended) throw new Error('The body was already committed or discarded.');
     let keep: boolean;
     try {
       keep = await work(this.client);
@@ -136,12 +139,15 @@ export class StagedChunks {
       await this.rollback();
       throw error;
     }
+    this.#ended = true;
     this.release();
     return keep;
   }
 
-  /** Forgets the body. */
+  /** Forgets the body (once; later calls do nothing). */
   async rollback(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
     let broken: Error | undefined;
     await this.client.query('rollback').catch((error: Error) => (broken = error));
     this.release(broken);

@@ -13,6 +13,7 @@ import type {
 import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
+import { SameTick } from './same-tick';
 import * as sql from './statements';
 import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './statements';
 
@@ -21,6 +22,8 @@ import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './s
  * they need no transaction of their own and no chunk.
  */
 const SMALL_BODY_BYTES = 32 * 1024;
+/** Most small puts, or gets, one statement answers (see SameTick). */
+const BATCH_MAX = 64;
 
 class PostgresBody implements StagedBody {
   constructor(
@@ -32,6 +35,12 @@ class PostgresBody implements StagedBody {
 
 /** Where a new object's bytes are: in its row, or in bodies of chunks. */
 type NewBody = { small: Buffer | null } | { bodies: number[]; sizes: number[] };
+
+/** An object as a write finds it: its metadata and bodies. */
+type CurrentRow = [...ObjectColumns, bodies: number[] | null];
+/** Whether an object was stored where there was none, and if not, the one there (nulls: none seen). */
+type InsertOutcome = [inserted: boolean, ...row: CurrentRow | null[]];
+type ReadRow = [...ObjectColumns, ...BodyColumns];
 
 const utf8 = (key: string) => Buffer.from(key, 'utf8');
 
@@ -79,11 +88,18 @@ function bytesAfterPrefix(prefix: Buffer): Buffer {
  */
 export class PostgresEngine implements StorageEngine {
   #closed = false;
+  /** New small objects stored in the same turn of the event loop: one statement, one commit. */
+  readonly #newObjects: SameTick<unknown[], InsertOutcome>;
+  /** Gets in the same turn of the event loop: one statement. */
+  readonly #reads: SameTick<Buffer, ReadRow | undefined>;
 
   constructor(
     private readonly db: BucketDatabase,
     private readonly bucket: string,
-  ) {}
+  ) {
+    this.#newObjects = new SameTick((inputs) => this.#insertMany(inputs), BATCH_MAX);
+    this.#reads = new SameTick((keys) => this.#readMany(keys), BATCH_MAX);
+  }
 
   async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
     this.#checkOpen();
@@ -125,7 +141,7 @@ export class PostgresEngine implements StorageEngine {
 
   async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
     this.#checkOpen();
-    const [row] = await this.db.rows<[...ObjectColumns, ...BodyColumns]>(this.db.pool, sql.read, [this.bucket, utf8(key)]);
+    const row = await this.#reads.submit(utf8(key));
     if (!row) return null;
     const record = toRecord(row);
     const range = plan(record);
@@ -292,26 +308,40 @@ export class PostgresEngine implements StorageEngine {
       'bodies' in body ? body.sizes : null,
     ];
     // Where a write may create the object (no condition, or one an absent object passes), it
-    // tries that first: storing under a new key takes one round trip.
+    // tries that first: storing under a new key takes one round trip, shared by the small puts
+    // of the same turn.
     const absentAllowed = allow(null);
-    for (;;) {
-      let current: [...ObjectColumns, bodies: number[] | null] | undefined;
+    for (let attempt = 1; ; attempt++) {
+      let current: CurrentRow | undefined;
       if (absentAllowed) {
-        const [[inserted, ...present]] = (await this.db.rows(target, sql.insertObject, columns)) as [
-          [boolean, ...([...ObjectColumns, number[] | null] | null[])],
-        ];
+        const [inserted, ...present] =
+          attempt === 1 && target === this.db.pool && 'small' in body
+            ? await this.#newObjects.submit(columns)
+            : ((await this.db.rows(target, sql.insertObject, columns))[0] as InsertOutcome);
         if (inserted) return true;
         // Not stored, yet no object seen: another write created it after the statement's snapshot.
         if (present[0] === null) continue;
-        current = present as [...ObjectColumns, number[] | null];
+        current = present as CurrentRow;
       } else {
-        [current] = await this.db.rows<[...ObjectColumns, bodies: number[] | null]>(target, sql.current, [this.bucket, key]);
+        [current] = await this.db.rows<CurrentRow>(target, sql.current, [this.bucket, key]);
         if (!current) return false;
       }
       if (!allow(toRecord(current))) return false;
       const replaced = await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]]);
       if (replaced.length > 0) return true;
     }
+  }
+
+  /** Stores new small objects (`#write`'s columns each) with one statement. */
+  async #insertMany(inputs: unknown[][]): Promise<InsertOutcome[]> {
+    const column = (i: number) => inputs.map((columns) => columns[i]);
+    return this.db.rows<InsertOutcome>(this.db.pool, sql.insertObjects, [this.bucket, ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map(column)]);
+  }
+
+  /** Reads objects with their small bodies and body lists with one statement. */
+  async #readMany(keys: Buffer[]): Promise<(ReadRow | undefined)[]> {
+    const rows = await this.db.rows<ReadRow | null[]>(this.db.pool, sql.readMany, [this.bucket, keys]);
+    return rows.map((row) => (row[0] === null ? undefined : (row as ReadRow)));
   }
 
   async #scan(target: Target, { from, prefix, limit }: KeyRange): Promise<ObjectRecord[]> {

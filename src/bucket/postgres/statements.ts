@@ -70,6 +70,39 @@ export const insertObject = statement(
 );
 
 /**
+ * `insertObject` for many small objects at once (arrays `$2`..`$9`, the small bodies `$10`): per
+ * object, in order, whether it was stored and, when not, the object in its place as the
+ * statement's snapshot saw it.
+ */
+export const insertObjects = statement(
+  'insert_objects',
+  `with input as (
+     select * from unnest($2::bytea[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::bytea[])
+       with ordinality as i(key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, n)
+   ), inserted as (
+     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body)
+     select $1, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body from input order by n
+     on conflict do nothing
+     returning version
+   )
+   select exists (select 1 from inserted where inserted.version = input.version), present.*
+   from input
+   left join lateral (select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = input.key) as present on true
+   order by input.n`,
+);
+
+/** `read` for many keys at once (`$2`): per key, in order, its row or nulls. */
+export const readMany = statement(
+  'read_many',
+  `select present.*
+   from unnest($2::bytea[]) with ordinality as wanted(key, n)
+   left join lateral (
+     select ${OBJECT_COLUMNS}, small_body, bodies, body_sizes from ${OBJECTS} where bucket = $1 and key = wanted.key
+   ) as present on true
+   order by wanted.n`,
+);
+
+/**
  * Replaces the object whose version is `$13`, dropping its bodies `$14`; no row when another
  * write replaced or deleted it first. A version is never reused, so it names the row's content.
  */
