@@ -82,6 +82,23 @@ export function numberParam(context: S3Context, name: string, fallback: number, 
   return Math.min(value, max);
 }
 
+/** Part numbers run from 1 to 10,000. */
+export const MAX_PART_NUMBER = 10_000;
+
+/** The `partNumber` query parameter: 1 to 10,000. */
+export function partNumberOf(context: S3Context): number {
+  const text = context.request.params.get('partNumber')!;
+  const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
+    throw invalidArgument(
+      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
+      'partNumber',
+      text,
+    );
+  }
+  return number;
+}
+
 /** Object listings may ask for keys URL-encoded (`encoding-type=url`), for keys XML cannot carry. */
 export function keyEncoder(context: S3Context): (text: string) => string {
   const type = context.request.params.get('encoding-type');

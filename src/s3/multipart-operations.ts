@@ -1,5 +1,6 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
 import type { UploadedPart, UploadInProgress } from '../bucket';
+import { writeConditions } from './conditions';
 import {
   bodyOf,
   byteOrder,
@@ -9,19 +10,20 @@ import {
   MAX_DOCUMENT_BYTES,
   MAX_LISTED,
   numberParam,
+  MAX_PART_NUMBER,
   openBucket,
   OWNER,
+  partNumberOf,
   xmlResponse,
   type S3Context,
   type S3Response,
 } from './context';
-import { invalidArgument, malformedXml, S3Error } from './errors';
+import { invalidArgument, malformedXml, preconditionFailed, S3Error } from './errors';
 import { customMetadataOf, httpMetadataOf } from './metadata-headers';
 import { readCopySource } from './object-operations';
 import { readSmallBody, storableStream } from './payload';
 import { parseXmlBody } from './xml';
 
-const MAX_PART_NUMBER = 10_000;
 
 const uploadIdOf = (context: S3Context) => context.request.params.get('uploadId')!;
 const quoted = (etag: string) => `"${etag}"`;
@@ -41,18 +43,6 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
   });
 }
 
-function partNumberOf(context: S3Context): number {
-  const text = context.request.params.get('partNumber')!;
-  const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
-    throw invalidArgument(
-      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
-      'partNumber',
-      text,
-    );
-  }
-  return number;
-}
 
 export async function uploadPart(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
@@ -95,34 +85,53 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
   }
 }
 
-/** The parts of a CompleteMultipartUpload document, in strictly ascending part order. */
+/**
+ * The parts of a CompleteMultipartUpload document, by ascending part number. A part number named
+ * again right after itself counts once, with the etag named last (S3 accepts such lists: a client
+ * that sent a part twice may name both answers); a lower number after a higher one is
+ * InvalidPartOrder.
+ */
 function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
   const parts = (document.Part ?? []) as unknown[];
   if (parts.length === 0) throw malformedXml('a CompleteMultipartUpload document needs at least one Part.');
-  let previous = 0;
-  return parts.map((part, index) => {
+  const chosen: UploadedPart[] = [];
+  for (const [index, part] of parts.entries()) {
     const { PartNumber, ETag } = (part ?? {}) as { PartNumber?: unknown; ETag?: unknown };
     if (typeof PartNumber !== 'string' || !/^\s*\d+\s*$/.test(PartNumber) || typeof ETag !== 'string') {
       throw malformedXml(`Part ${index + 1} needs a numeric PartNumber and an ETag.`);
     }
     const partNumber = Number(PartNumber);
-    if (partNumber <= previous) {
+    if (partNumber < 1 || partNumber > MAX_PART_NUMBER) {
+      throw invalidArgument(
+        `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${partNumber}.`,
+        'PartNumber',
+        String(partNumber),
+      );
+    }
+    const previous = chosen[chosen.length - 1]?.partNumber ?? 0;
+    if (partNumber < previous) {
       throw new S3Error(
         'InvalidPartOrder',
         400,
         `The list of parts was not in ascending order: part ${partNumber} follows part ${previous}.`,
       );
     }
-    previous = partNumber;
-    return { partNumber, etag: unquoted(ETag) };
-  });
+    if (partNumber === previous) chosen.pop();
+    chosen.push({ partNumber, etag: unquoted(ETag) });
+  }
+  return chosen;
 }
 
 export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
+  const { headers } = context.request;
   const bucket = await openBucket(context);
+  const conditions = writeConditions(headers);
   const document = parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'CompleteMultipartUpload');
-  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-  const object = await upload.complete(partsToComplete(document));
+  const object = await bucket.completeUpload(keyOf(context), uploadIdOf(context), partsToComplete(document), {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    repeatable: true,
+  });
+  if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
     Bucket: context.request.bucket!,

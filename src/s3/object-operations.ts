@@ -1,12 +1,13 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
 import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
-import { conditionsOf, failedReadCondition, rangeOf } from './conditions';
+import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
 import {
   bodyOf,
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
   openBucket,
+  partNumberOf,
   xmlResponse,
   type S3Context,
   type S3Response,
@@ -67,7 +68,33 @@ function served(object: StoredObjectBody, ranged: boolean): S3Response {
   return { status: 206, headers, body: object.body };
 }
 
+/** The part of a `?partNumber=` read: the part's bytes (206 when the object has parts), its count. */
+async function partRead(context: S3Context, head: boolean): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  const { headers } = context.request;
+  if (headers.has('range')) throw invalidRequest('Cannot specify both Range header and partNumber query parameter.');
+  const partNumber = partNumberOf(context);
+  const conditions = conditionsOf(headers);
+  const httpMetadata = overridesOf(context);
+  const read = await bucket.getPart(key, partNumber, {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    ...(httpMetadata ? { httpMetadata } : {}),
+  });
+  if (read === null) throw noSuchKey(key);
+  const { object, partsCount } = read;
+  if (!('body' in object)) return conditionFailed(conditions!, object);
+  const response = served(object, partsCount !== undefined);
+  if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
+  if (head) {
+    await object.body.cancel();
+    return { ...response, body: undefined };
+  }
+  return response;
+}
+
 export async function getObject(context: S3Context): Promise<S3Response> {
+  if (context.request.params.has('partNumber')) return partRead(context, false);
   const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
@@ -84,6 +111,7 @@ export async function getObject(context: S3Context): Promise<S3Response> {
 }
 
 export async function headObject(context: S3Context): Promise<S3Response> {
+  if (context.request.params.has('partNumber')) return partRead(context, true);
   const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
@@ -99,17 +127,6 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
 }
 
-/** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */
-function writeConditions(headers: Headers): Headers | undefined {
-  const ifNoneMatch = headers.get('if-none-match');
-  if (ifNoneMatch !== null && ifNoneMatch.trim() !== '*') {
-    throw notImplemented(`If-None-Match other than * on a write (${ifNoneMatch})`);
-  }
-  const conditions = conditionsOf(headers);
-  conditions?.delete('if-modified-since');
-  conditions?.delete('if-unmodified-since');
-  return conditions;
-}
 
 async function putChecked(
   bucket: OpenBucket,
