@@ -38,6 +38,8 @@ const RESPONSE_OVERRIDES = {
 
 const MAX_DELETE_KEYS = 1000;
 const MAX_KEY_BYTES = 1024;
+/** The version id S3 gives objects of a bucket that never had versioning. */
+export const NULL_VERSION = 'null';
 
 function overridesOf(context: S3Context): Headers | undefined {
   const overrides = new Headers();
@@ -158,7 +160,9 @@ export async function putObject(context: S3Context): Promise<S3Response> {
 export function copySourceOf(context: S3Context): { bucket: string; key: string } {
   const header = context.request.headers.get('x-amz-copy-source')!;
   const [path, query] = header.split('?', 2) as [string, string?];
-  if (query !== undefined && query !== '') throw notImplemented('Copying a version of an object (versionId)');
+  if (query !== undefined && query !== '' && query !== `versionId=${NULL_VERSION}`) {
+    throw invalidArgument('Invalid version id specified: objects here have only version null.', 'x-amz-copy-source', header);
+  }
   const text = uriDecode(path.replace(/^\//, ''));
   const slash = text?.indexOf('/') ?? -1;
   if (text === null || slash <= 0 || slash === text.length - 1) {
@@ -219,47 +223,61 @@ export async function deleteObject(context: S3Context): Promise<S3Response> {
 }
 
 /** The keys of a Delete document: at most 1000 `Object` elements, each with a `Key`. */
-function keysToDelete(document: Record<string, unknown>): { keys: string[]; quiet: boolean } {
+interface DeleteEntry {
+  key: string;
+  /** `null` (the one version objects here have) when the document names it. */
+  versionId?: string;
+}
+
+function keysToDelete(document: Record<string, unknown>): { entries: DeleteEntry[]; quiet: boolean } {
   const objects = (document.Object ?? []) as unknown[];
   if (objects.length === 0) throw malformedXml('a Delete document needs at least one Object.');
   if (objects.length > MAX_DELETE_KEYS)
     throw malformedXml(`a Delete document names at most ${MAX_DELETE_KEYS} objects, not ${objects.length}.`);
-  const keys = objects.map((object, index) => {
-    const key = (object as { Key?: unknown } | null)?.Key;
-    if (typeof key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
-    return key;
+  const entries = objects.map((object, index) => {
+    const { Key, VersionId } = (object ?? {}) as { Key?: unknown; VersionId?: unknown };
+    if (typeof Key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
+    return typeof VersionId === 'string' ? { key: Key, versionId: VersionId } : { key: Key };
   });
   const quiet = String(document.Quiet ?? 'false')
     .trim()
     .toLowerCase();
   if (quiet !== 'true' && quiet !== 'false')
     throw malformedXml(`Quiet must be true or false, not ${JSON.stringify(document.Quiet)}.`);
-  return { keys, quiet: quiet === 'true' };
+  return { entries, quiet: quiet === 'true' };
+}
+
+/** Why one entry of a Delete document cannot be deleted, or undefined when it can. */
+function refusalOf(entry: DeleteEntry): { Code: string; Message: string } | undefined {
+  if (Buffer.byteLength(entry.key, 'utf8') > MAX_KEY_BYTES) {
+    return { Code: 'KeyTooLongError', Message: 'Your key is too long: at most 1024 bytes of UTF-8.' };
+  }
+  if (entry.versionId !== undefined && entry.versionId !== NULL_VERSION) {
+    return { Code: 'NoSuchVersion', Message: 'The specified version does not exist: objects here have only version null.' };
+  }
+  return undefined;
 }
 
 export async function deleteObjects(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  const { keys, quiet } = keysToDelete(
+  const { entries, quiet } = keysToDelete(
     parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'Delete'),
   );
-  const valid = keys.filter((key) => Buffer.byteLength(key, 'utf8') <= MAX_KEY_BYTES);
+  const valid = entries.filter((entry) => refusalOf(entry) === undefined);
   try {
-    await bucket.delete(valid);
+    await bucket.delete(valid.map((entry) => entry.key));
   } catch (error) {
     const s3 = toS3Error(error);
     if (!s3) throw error;
     return xmlResponse('DeleteResult', {
-      Error: keys.map((key) => ({ Key: key, Code: s3.code, Message: s3.message })),
+      Error: entries.map((entry) => ({ Key: entry.key, Code: s3.code, Message: s3.message })),
     });
   }
   return xmlResponse('DeleteResult', {
-    Deleted: quiet ? undefined : valid.map((key) => ({ Key: key })),
-    Error: keys
-      .filter((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES)
-      .map((key) => ({
-        Key: key,
-        Code: 'KeyTooLongError',
-        Message: 'Your key is too long: at most 1024 bytes of UTF-8.',
-      })),
+    Deleted: quiet ? undefined : valid.map((entry) => ({ Key: entry.key, VersionId: entry.versionId })),
+    Error: entries.flatMap((entry) => {
+      const refusal = refusalOf(entry);
+      return refusal ? [{ Key: entry.key, VersionId: entry.versionId, ...refusal }] : [];
+    }),
   });
 }
