@@ -2,6 +2,7 @@
 import type { ListOptions } from '../bucket';
 import {
   byteOrder,
+  fromRequest,
   iso,
   keyEncoder,
   MAX_LISTED,
@@ -77,7 +78,7 @@ export async function listObjectsV2(context: S3Context): Promise<S3Response> {
   if (token) options.cursor = token;
   else if (startAfter) options.startAfter = startAfter;
   const page =
-    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await bucket.list(options);
+    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await fromRequest(() => bucket.list(options));
   return xmlResponse('ListBucketResult', {
     Name: context.request.bucket!,
     Prefix: encode(prefix),
@@ -122,7 +123,7 @@ async function listPageV1(context: S3Context, marker: string | undefined) {
   if (markerGroup !== undefined) options.startAfter = afterGroup(markerGroup);
   else if (marker !== undefined) options.startAfter = marker;
   const page =
-    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await bucket.list(options);
+    maxKeys === 0 ? { objects: [], delimitedPrefixes: [], truncated: false as const } : await fromRequest(() => bucket.list(options));
   const last = [page.objects[page.objects.length - 1]?.key, page.delimitedPrefixes[page.delimitedPrefixes.length - 1]]
     .filter((entry): entry is string => entry !== undefined)
     .sort(byteOrder)

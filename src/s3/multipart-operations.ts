@@ -4,6 +4,7 @@ import { writeConditions } from './conditions';
 import {
   bodyOf,
   byteOrder,
+  fromRequest,
   iso,
   keyEncoder,
   keyOf,
@@ -32,10 +33,12 @@ const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
 export async function createMultipartUpload(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
-  const upload = await bucket.createMultipartUpload(keyOf(context), {
-    httpMetadata: httpMetadataOf(headers),
-    customMetadata: customMetadataOf(headers),
-  });
+  const upload = await fromRequest(() =>
+    bucket.createMultipartUpload(keyOf(context), {
+      httpMetadata: httpMetadataOf(headers),
+      customMetadata: customMetadataOf(headers),
+    }),
+  );
   return xmlResponse('InitiateMultipartUploadResult', {
     Bucket: context.request.bucket!,
     Key: upload.key,
@@ -48,8 +51,10 @@ export async function uploadPart(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
   const body = bodyOf(context);
-  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-  const part = await upload.uploadPart(partNumber, storableStream(body));
+  const stream = storableStream(body);
+  const part = await fromRequest(() =>
+    bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, stream),
+  );
   return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
 }
 
@@ -77,8 +82,9 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
         `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`,
       );
     }
-    const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-    const part = await upload.uploadPart(partNumber, source.body);
+    const part = await fromRequest(() =>
+      bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, source.body),
+    );
     return xmlResponse('CopyPartResult', { LastModified: iso(new Date()), ETag: quoted(part.etag) });
   } finally {
     if (!source.bodyUsed) await source.body.cancel();
@@ -127,10 +133,13 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
   const bucket = await openBucket(context);
   const conditions = writeConditions(headers);
   const document = parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'CompleteMultipartUpload');
-  const object = await bucket.completeUpload(keyOf(context), uploadIdOf(context), partsToComplete(document), {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    repeatable: true,
-  });
+  const parts = partsToComplete(document);
+  const object = await fromRequest(() =>
+    bucket.completeUpload(keyOf(context), uploadIdOf(context), parts, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      repeatable: true,
+    }),
+  );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
@@ -142,7 +151,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
 
 export async function abortMultipartUpload(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  await bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).abort();
+  await fromRequest(() => bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).abort());
   return { status: 204 };
 }
 
@@ -150,7 +159,7 @@ export async function listParts(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const maxParts = numberParam(context, 'max-parts', MAX_LISTED, 0, MAX_LISTED);
   const marker = numberParam(context, 'part-number-marker', 0, 0, MAX_PART_NUMBER);
-  const { upload, parts } = await bucket.listParts(keyOf(context), uploadIdOf(context));
+  const { upload, parts } = await fromRequest(() => bucket.listParts(keyOf(context), uploadIdOf(context)));
   const after = parts.filter((part) => part.partNumber > marker);
   const page = after.slice(0, maxParts);
   const truncated = after.length > page.length;
@@ -193,7 +202,11 @@ export async function listMultipartUploads(context: S3Context): Promise<S3Respon
   const delimiter = params.get('delimiter') || undefined;
   const keyMarker = params.get('key-marker') || undefined;
   const uploadIdMarker = params.get('upload-id-marker') || undefined;
-  const all = afterMarkers(await bucket.listMultipartUploads({ prefix }), keyMarker, uploadIdMarker);
+  const all = afterMarkers(
+    await fromRequest(() => bucket.listMultipartUploads({ prefix })),
+    keyMarker,
+    uploadIdMarker,
+  );
   const uploads: UploadInProgress[] = [];
   const prefixes: string[] = [];
   let truncated = false;

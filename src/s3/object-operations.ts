@@ -3,6 +3,7 @@ import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../
 import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
 import {
   bodyOf,
+  fromRequest,
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
@@ -57,17 +58,21 @@ function conditionFailed(conditions: Headers, object: StoredObject): S3Response 
   return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
 }
 
+/** Bodies up to this size are answered as one buffer (one write), larger ones streamed. */
+const WHOLE_BODY_BYTES = 64 * 1024;
+
 /** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
-function served(object: StoredObjectBody, ranged: boolean): S3Response {
+async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Response> {
   const headers = objectHeaders(object);
   const { offset, length } = (object.range as { offset: number; length: number } | undefined) ?? {
     offset: 0,
     length: object.size,
   };
   headers['content-length'] = String(length);
-  if (!ranged) return { status: 200, headers, body: object.body };
+  const body = length <= WHOLE_BODY_BYTES ? await object.bytes() : object.body;
+  if (!ranged) return { status: 200, headers, body };
   headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
-  return { status: 206, headers, body: object.body };
+  return { status: 206, headers, body };
 }
 
 /** The part of a `?partNumber=` read: the part's bytes (206 when the object has parts), its count. */
@@ -79,20 +84,19 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
   const partNumber = partNumberOf(context);
   const conditions = conditionsOf(headers);
   const httpMetadata = overridesOf(context);
-  const read = await bucket.getPart(key, partNumber, {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    ...(httpMetadata ? { httpMetadata } : {}),
-  });
+  const read = await fromRequest(() =>
+    bucket.getPart(key, partNumber, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(httpMetadata ? { httpMetadata } : {}),
+    }),
+  );
   if (read === null) throw noSuchKey(key);
   const { object, partsCount } = read;
   if (!('body' in object)) return conditionFailed(conditions!, object);
-  const response = served(object, partsCount !== undefined);
+  const response = await served(object, partsCount !== undefined);
   if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
-  if (head) {
-    await object.body.cancel();
-    return { ...response, body: undefined };
-  }
-  return response;
+  if (head && response.body instanceof ReadableStream) await response.body.cancel();
+  return head ? { ...response, body: undefined } : response;
 }
 
 export async function getObject(context: S3Context): Promise<S3Response> {
@@ -102,11 +106,13 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   const conditions = conditionsOf(context.request.headers);
   const range = rangeOf(context.request.headers.get('range'));
   const httpMetadata = overridesOf(context);
-  const object = await bucket.get(key, {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    ...(range ? { range } : {}),
-    ...(httpMetadata ? { httpMetadata } : {}),
-  });
+  const object = await fromRequest(() =>
+    bucket.get(key, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(range ? { range } : {}),
+      ...(httpMetadata ? { httpMetadata } : {}),
+    }),
+  );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
   return served(object, range !== undefined);
@@ -118,11 +124,11 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   if (!conditions) {
-    const object = await bucket.head(key);
+    const object = await fromRequest(() => bucket.head(key));
     if (object === null) throw noSuchKey(key);
     return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
   }
-  const object = await bucket.get(key, { onlyIf: conditions });
+  const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions, object);
   await object.body.cancel();
@@ -137,7 +143,9 @@ async function putChecked(
   options: PutOptions,
   conditions: Headers | undefined,
 ) {
-  const stored = await bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options);
+  const stored = await fromRequest(() =>
+    bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options),
+  );
   if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return stored;
 }
@@ -179,10 +187,12 @@ export async function readCopySource(
   const source = copySourceOf(context);
   const bucket = await openBucket(context, source.bucket);
   const conditions = conditionsOf(context.request.headers, 'x-amz-copy-source-');
-  const object = await bucket.get(source.key, {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    ...(range ? { range } : {}),
-  });
+  const object = await fromRequest(() =>
+    bucket.get(source.key, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(range ? { range } : {}),
+    }),
+  );
   if (object === null) throw noSuchKey(source.key);
   if (!('body' in object)) throw preconditionFailed('x-amz-copy-source-If-*');
   return object;
@@ -218,7 +228,7 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
 
 export async function deleteObject(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  await bucket.delete(keyOf(context));
+  await fromRequest(() => bucket.delete(keyOf(context)));
   return { status: 204 };
 }
 
@@ -265,7 +275,7 @@ export async function deleteObjects(context: S3Context): Promise<S3Response> {
   );
   const valid = entries.filter((entry) => refusalOf(entry) === undefined);
   try {
-    await bucket.delete(valid.map((entry) => entry.key));
+    await fromRequest(() => bucket.delete(valid.map((entry) => entry.key)));
   } catch (error) {
     const s3 = toS3Error(error);
     if (!s3) throw error;

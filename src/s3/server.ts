@@ -39,15 +39,20 @@ export interface RunningS3Server {
 
 export const DEFAULT_S3_PORT = 8788;
 
+/** Request ids: unique per process start (a random prefix) and per request (a counter). */
+const REQUEST_ID_PREFIX = randomBytes(4).toString('hex').toUpperCase();
+let requestCount = 0;
+const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(16).toUpperCase().padStart(8, '0')}`;
+
 /** Serves the buckets of a data directory through an S3-compatible API (path-style addressing). */
 export async function startS3Server(options: S3ServerOptions): Promise<RunningS3Server> {
   const { dataDir = './data', port = DEFAULT_S3_PORT, hostname = '127.0.0.1', region = 'auto' } = options;
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const now = options.now ?? Date.now;
   const publicRead = new Set(options.publicRead ?? []);
-  const catalogue = new BucketCatalogue(dataDir);
+  const catalogue = new BucketCatalogue(dataDir, options.runtime ?? {});
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const requestId = randomBytes(8).toString('hex').toUpperCase();
+    const requestId = nextRequestId();
     let request: S3Request | undefined;
     let response: S3Response;
     try {
@@ -55,7 +60,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       const signer = verifySignature(request, options.accessKeys, now());
       const operation = route(request);
       if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
-      const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
+      const context: S3Context = { request, signer, catalogue, region };
       response = await operation.run(context);
     } catch (error) {
       response = errorResponse(
@@ -141,6 +146,7 @@ async function send(
   const headers: Record<string, string> = { 'x-amz-request-id': requestId, ...response.headers };
   const { body } = response;
   if (typeof body === 'string' && !head) headers['content-length'] = String(Buffer.byteLength(body));
+  if (body instanceof Uint8Array && !head) headers['content-length'] = String(body.byteLength);
   if (body === undefined && !('content-length' in headers) && response.status !== 204 && response.status !== 304) {
     headers['content-length'] = '0';
   }
@@ -150,7 +156,7 @@ async function send(
     outgoing.end();
     return;
   }
-  if (typeof body === 'string') {
+  if (typeof body === 'string' || body instanceof Uint8Array) {
     outgoing.end(body);
     return;
   }

@@ -1,0 +1,11 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { measure } from './s3-wire';
+const child = spawn(process.execPath, ['--cpu-prof', '--cpu-prof-dir', '/tmp/s3t/prof', '--import', 'tsx', 'scripts/s3.ts', '--port', '0', '--data-dir', '/tmp/s3t/profdata'], { env: { ...process.env, S3_ACCESS_KEY_ID: 'BENCHKEY', S3_SECRET_ACCESS_KEY: 'benchmark-secret-key' }, stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise<string>((r) => child.stdout!.on('data', (t) => { const m = /Ready on (\S+)/.exec(String(t)); if (m) r(m[1]!); }));
+const s3 = new S3Client({ endpoint: url, region: 'auto', forcePathStyle: true, credentials: { accessKeyId: 'BENCHKEY', secretAccessKey: 'benchmark-secret-key' } });
+await s3.send(new CreateBucketCommand({ Bucket: 'bench' })).catch(() => {});
+console.log(await measure({ name: 'ours', endpoint: url, signed: true, stop: async () => {} }, randomBytes(1024)));
+child.kill('SIGINT');
+await new Promise((r) => child.on('exit', r));
