@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { BucketCatalogue, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
-import { accessDenied, S3Error, toS3Error } from './errors';
+import { accessDenied, preflightRefusal, S3Error, toS3Error } from './errors';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
 import { verifySignature, type AccessKeys } from './sigv4';
@@ -57,6 +57,8 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     let response: S3Response;
     try {
       request = readRequest(incoming);
+      // A CORS preflight is never signed; buckets here have no CORS rules to answer it with.
+      if (request.method === 'OPTIONS') throw preflightRefusal(request.headers);
       const signer = verifySignature(request, options.accessKeys, now());
       const operation = route(request);
       if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();

@@ -269,6 +269,11 @@ function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer 
     );
   }
   const time = parseAmzDate(amzDate, 'X-Amz-Date');
+  // Zero or negative: the URL expired when it was made (403, as S3 answers); beyond a week or
+  // not a number: a malformed URL (400).
+  if (/^(-\d+|0+)$/.test(expiresText)) {
+    throw accessDenied(`Request has expired: X-Amz-Expires is ${expiresText} seconds.`);
+  }
   const expires = /^\d+$/.test(expiresText) ? Number(expiresText) : NaN;
   if (!(expires >= 1 && expires <= MAX_PRESIGNED_SECONDS)) {
     throw new S3Error(
