@@ -51,6 +51,34 @@ function overridesOf(context: S3Context): Headers | undefined {
   return [...overrides.keys()].length === 0 ? undefined : overrides;
 }
 
+/**
+ * The checksum a PutObject names in a header, kept with the object: the runtime stores one of
+ * SHA-256 or SHA-1 (as the binding's `put` does) and checks it again. A value of the wrong size is
+ * left to the endpoint's own check, which answers BadDigest.
+ */
+function keptChecksumOf(headers: Headers): { sha256: string } | { sha1: string } | Record<string, never> {
+  for (const [name, field, bytes] of [
+    ['x-amz-checksum-sha256', 'sha256', 32],
+    ['x-amz-checksum-sha1', 'sha1', 20],
+  ] as const) {
+    const value = headers.get(name);
+    const binary = value === null ? undefined : Buffer.from(value, 'base64');
+    if (binary?.length === bytes) return { [field]: binary.toString('hex') } as { sha256: string } | { sha1: string };
+  }
+  return {};
+}
+
+/** With `x-amz-checksum-mode: ENABLED`, the SHA-256 / SHA-1 kept with the object, base64. */
+function checksumHeaders(context: S3Context, object: StoredObject): Record<string, string> {
+  if (context.request.headers.get('x-amz-checksum-mode')?.toUpperCase() !== 'ENABLED') return {};
+  const headers: Record<string, string> = {};
+  const { sha256, sha1 } = object.checksums;
+  if (sha256) headers['x-amz-checksum-sha256'] = Buffer.from(sha256).toString('base64');
+  if (sha1) headers['x-amz-checksum-sha1'] = Buffer.from(sha1).toString('base64');
+  if (sha256 || sha1) headers['x-amz-checksum-type'] = 'FULL_OBJECT';
+  return headers;
+}
+
 /** A read whose conditions failed: 304 with the validators, or the 412 error. */
 function conditionFailed(conditions: Headers, object: StoredObject): S3Response {
   const outcome = failedReadCondition(conditions, object);
@@ -115,7 +143,9 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
-  return served(object, range !== undefined);
+  const response = await served(object, range !== undefined);
+  if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, object));
+  return response;
 }
 
 export async function headObject(context: S3Context): Promise<S3Response> {
@@ -126,13 +156,19 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   if (!conditions) {
     const object = await fromRequest(() => bucket.head(key));
     if (object === null) throw noSuchKey(key);
-    return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+    return {
+      status: 200,
+      headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+    };
   }
   const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions, object);
   await object.body.cancel();
-  return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+  return {
+    status: 200,
+    headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+  };
 }
 
 
@@ -158,7 +194,7 @@ export async function putObject(context: S3Context): Promise<S3Response> {
     bucket,
     keyOf(context),
     storableStream(body),
-    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) },
+    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers), ...keptChecksumOf(headers) },
     writeConditions(headers),
   );
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };

@@ -214,6 +214,31 @@ describe('CompleteMultipartUpload', () => {
   });
 });
 
+describe('checksums kept with the object', () => {
+  test('a SHA-256 named on PutObject comes back on HEAD and GET with x-amz-checksum-mode ENABLED only', async () => {
+    const sha256 = createHash('sha256').update('body').digest('base64');
+    const put = await s3.send(
+      new PutObjectCommand({ Bucket, Key: 'sum', Body: 'body', ChecksumAlgorithm: 'SHA256', ChecksumSHA256: sha256 }),
+    );
+    expect(put.ChecksumSHA256).toBe(sha256);
+    expect((await s3.send(new HeadObjectCommand({ Bucket, Key: 'sum' }))).ChecksumSHA256).toBeUndefined();
+    const head = await s3.send(new HeadObjectCommand({ Bucket, Key: 'sum', ChecksumMode: 'ENABLED' }));
+    expect(head.ChecksumSHA256).toBe(sha256);
+    const got = await s3.send(new GetObjectCommand({ Bucket, Key: 'sum', ChecksumMode: 'ENABLED' }));
+    expect(got.ChecksumSHA256).toBe(sha256);
+    expect(await got.Body!.transformToString()).toBe('body');
+  });
+
+  test("a SHA-256 that is not the body's, or not 32 bytes, is BadDigest and stores nothing", async () => {
+    const other = createHash('sha256').update('other').digest('base64');
+    for (const ChecksumSHA256 of [other, 'bad']) {
+      const { response, text } = await send('PUT', `/${Bucket}/bad-sum`, 'body', { 'x-amz-checksum-sha256': ChecksumSHA256 });
+      expect([response.status, codeOf(text)]).toEqual([400, 'BadDigest']);
+    }
+    expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket, Key: 'bad-sum' })))).toMatchObject({ status: 404 });
+  });
+});
+
 describe('partNumber reads', () => {
   test('GET and HEAD of each part of a multipart object, with its parts count', async () => {
     const id = await create('parts');
