@@ -75,6 +75,10 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     }
     await send(outgoing, response, requestId, incoming.method === 'HEAD', report);
   };
+  // node:http rather than @hono/node-server (the worker host's library): the endpoint reads raw
+  // headers and streams bodies itself, and Hono's Request/Response layer costs more than the
+  // endpoint's own work. `npm run bench -- s3` measures both as no-op servers: Hono answered
+  // 38-68% of node:http's 1 KiB PUTs and 21-89% of its GETs (two runs, load average about 10).
   const server = createServer((incoming, outgoing) => {
     // Whatever escapes (a response that cannot be written) ends this connection, not the process.
     handle(incoming, outgoing).catch((error: unknown) => {
