@@ -144,7 +144,9 @@ export async function listObjects(context: S3Context): Promise<S3Response> {
   const { page, prefix, delimiter, maxKeys, last } = await listPageV1(context, marker);
   return xmlResponse('ListBucketResult', {
     Name: context.request.bucket!,
-    Prefix: encode(prefix),
+    // Version 1 answers the prefix as given, even with encoding-type=url (S3 does; clients decode
+    // Marker, NextMarker, Delimiter and keys, not the prefix).
+    Prefix: prefix,
     Marker: encode(marker ?? ''),
     NextMarker: page.truncated && delimiter !== undefined && last !== undefined ? encode(last) : undefined,
     MaxKeys: maxKeys,

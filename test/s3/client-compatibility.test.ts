@@ -315,6 +315,13 @@ describe('listings', () => {
     expect((inside.CommonPrefixes ?? []).map((p) => p.Prefix)).toEqual(['boo/baz/']);
   });
 
+  test('version 1 answers the prefix as given, even a control character under encoding-type=url', async () => {
+    await s3.send(new PutObjectCommand({ Bucket, Key: 'foo/bar', Body: 'x' }));
+    const { text } = await send('GET', `/${Bucket}?prefix=%0A&encoding-type=url`);
+    expect(text).toContain('<Prefix>\n</Prefix>');
+    expect(text).not.toContain('<Contents>');
+  });
+
   test('an empty continuation token lists from the start and is echoed', async () => {
     for (const Key of ['bar', 'baz', 'foo']) await s3.send(new PutObjectCommand({ Bucket, Key, Body: 'x' }));
     const page = await s3.send(new ListObjectsV2Command({ Bucket, ContinuationToken: '' }));
