@@ -58,8 +58,21 @@ export async function createBucket(context: S3Context): Promise<S3Response> {
   return { status: 200, headers: { location: `/${context.request.bucket}` } };
 }
 
+/**
+ * DeleteBucket. S3 deletes a bucket that holds only multipart uploads in progress, dropping them;
+ * the catalogue refuses such a bucket (the platform's rule for its other doors), so they are
+ * aborted first. Objects still make it BucketNotEmpty.
+ */
 export async function deleteBucket(context: S3Context): Promise<S3Response> {
-  await context.catalogue.delete(context.request.bucket!);
+  const name = context.request.bucket!;
+  const bucket = openBucket(context);
+  const objects = await bucket.list({ limit: 1, include: [] });
+  if (objects.objects.length === 0) {
+    for (const upload of await bucket.listMultipartUploads()) {
+      await bucket.resumeMultipartUpload(upload.key, upload.uploadId).abort();
+    }
+  }
+  await context.catalogue.delete(name);
   return { status: 204 };
 }
 

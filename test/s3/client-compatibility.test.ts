@@ -6,6 +6,8 @@ import {
   CompleteMultipartUploadCommand,
   CreateBucketCommand,
   CreateMultipartUploadCommand,
+  DeleteBucketCommand,
+  DeleteObjectCommand,
   DeleteObjectsCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -236,6 +238,21 @@ describe('checksums kept with the object', () => {
       expect([response.status, codeOf(text)]).toEqual([400, 'BadDigest']);
     }
     expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket, Key: 'bad-sum' })))).toMatchObject({ status: 404 });
+  });
+});
+
+describe('DeleteBucket', () => {
+  test('a bucket holding only uploads in progress is deleted, as S3 does; one with objects is not', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'pending' }));
+    await s3.send(new CreateMultipartUploadCommand({ Bucket: 'pending', Key: 'half' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'pending', Key: 'whole', Body: 'x' }));
+    expect(await s3Failure(s3.send(new DeleteBucketCommand({ Bucket: 'pending' })))).toMatchObject({
+      name: 'BucketNotEmpty',
+      status: 409,
+    });
+    await s3.send(new DeleteObjectCommand({ Bucket: 'pending', Key: 'whole' }));
+    await s3.send(new DeleteBucketCommand({ Bucket: 'pending' }));
+    expect((await s3.send(new ListBucketsCommand({}))).Buckets!.map((b) => b.Name)).toEqual([Bucket]);
   });
 });
 
