@@ -15,6 +15,7 @@
  *   seed: 7                              # ...drawn from this seed (reproducible); neither: always
  * ```
  */
+import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { defaultApiErrors, S3_CODE_BY_STATUS, S3_ERRORS, type ApiErrorItem } from './answers';
 import { FaultRulesError } from './errors';
@@ -260,14 +261,13 @@ function s3Match(rule: S3RuleInput, catalogue: RuleCatalogue, problems: string[]
   return match;
 }
 
-/** ` (did you mean X?)` for a name that differs from a known one in case only or by a prefix. */
+/** ` (did you mean X?)` for a name one or two edits (letter case aside) from known ones. */
 function suggestion(name: string, known: ReadonlySet<string>): string {
   const lower = name.toLowerCase();
-  const close = [...known].filter((candidate) => {
-    const other = candidate.toLowerCase();
-    return other === lower || other.startsWith(lower) || lower.startsWith(other);
-  });
-  return close.length > 0 && close.length <= 5 ? ` (did you mean ${close.join(' or ')}?)` : '';
+  const scored = [...known].map((candidate) => ({ candidate, edits: distance(lower, candidate.toLowerCase()) })).filter(({ edits }) => edits <= 2);
+  const best = Math.min(...scored.map(({ edits }) => edits));
+  const close = scored.filter(({ edits }) => edits === best).map(({ candidate }) => candidate);
+  return close.length > 0 ? ` (did you mean ${close.join(' or ')}?)` : '';
 }
 
 /**

@@ -35,9 +35,9 @@ describe('API rules', () => {
     ]);
   });
 
-  it('refuses an operationId the document does not have, suggesting a close one', () => {
+  it('refuses an operationId the document does not have, suggesting the closest', () => {
     expect(problems(api, [{ match: { operationId: 'listzone' }, status: 500 }])).toEqual([
-      'api[0]: match.operationId "listzone" is not an operationId of the API document (did you mean listZones or listZoneRulesets?)',
+      'api[0]: match.operationId "listzone" is not an operationId of the API document (did you mean listZones?)',
     ]);
     expect(problems(api, [{ name: 'typo', match: { operationId: 'deleteEverything' }, status: 500 }])).toEqual([
       'api[0] "typo": match.operationId "deleteEverything" is not an operationId of the API document',
