@@ -7,6 +7,6 @@ export class FaultRulesError extends Error {
     readonly source: string,
     readonly problems: readonly string[],
   ) {
-    super(`${source}: ${problems.length === 1 ? problems[0] : `\n  ${problems.join('\n  ')}`}`);
+    super(problems.length === 1 ? `${source}: ${problems[0]}` : `${source}:\n  ${problems.join('\n  ')}`);
   }
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parse as parseToml } from 'smol-toml';
+import { parse as parseToml, TomlError } from 'smol-toml';
 import { parse as parseYaml } from 'yaml';
 import { FaultRulesError } from './errors';
 import { splitFaces } from './rule-schema';
@@ -23,7 +23,9 @@ export function readRulesFile(file: string): { api?: unknown; s3?: unknown } {
     else if (lower.endsWith('.yaml') || lower.endsWith('.yml') || lower.endsWith('.json')) document = parseYaml(text);
     else throw new Error('must end in .yaml, .yml, .json or .toml, which says how it is written');
   } catch (error) {
-    throw new FaultRulesError(`faults file ${file}`, [(error as Error).message.split('\n', 1)[0]!]);
+    const first = (error as Error).message.split('\n', 1)[0]!;
+    const reason = error instanceof TomlError ? `${first.replace(/^Invalid TOML document: /, 'malformed TOML: ')} at line ${error.line}, column ${error.column}` : first;
+    throw new FaultRulesError(`faults file ${file}`, [reason.replace(/:$/, '')]);
   }
   return splitFaces(document, `faults file ${file}`);
 }

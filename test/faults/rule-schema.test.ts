@@ -12,7 +12,7 @@ function problems(set: FaultSet, list: unknown): readonly string[] {
     set.replace(list, 'test rules');
   } catch (error) {
     expect(error).toBeInstanceOf(FaultRulesError);
-    expect((error as FaultRulesError).message).toMatch(/^test rules: /);
+    expect((error as FaultRulesError).message).toMatch(/^test rules:[ \n]/);
     return (error as FaultRulesError).problems;
   }
   throw new Error('expected the rules to be refused');
