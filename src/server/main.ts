@@ -49,7 +49,11 @@ async function main(): Promise<void> {
   }
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
-  logger.info({ url, ...where }, 'ready');
+  const extras = {
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    ...(faultRules ? { faultsFile: config.faultsFile, faultRules: (faultRules.list as unknown[]).length } : {}),
+  };
+  logger.info({ url, ...where, ...extras }, 'ready');
 
   let stopping = false;
   const stop = (signal: string) => {
