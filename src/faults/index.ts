@@ -8,7 +8,7 @@
  * - `new FaultSet(face, catalogue, log)`: one face's rules; `replace(list, source)` checks and
  *   installs them (a `FaultRulesError` lists every problem, naming rule and field), `decide`,
  *   `list` (with counters), `clear`.
- * - `readRulesFile(file)`: the `api` and `s3` lists of a YAML, JSON or TOML file.
+ * - `readRulesFile(file)`: the `api` and `s3` lists of a TOML or JSON file.
  * - `splitFaces(document, source)`: the same lists from a control endpoint's body.
  * - `dropConnection(response, point, answer)`: the dropped connection, on a Node response.
  * - `defaultApiErrors`, `S3_ERRORS`, `RATE_LIMITED`: the services' own error answers.

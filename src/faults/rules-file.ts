@@ -1,31 +1,14 @@
-import { readFileSync } from 'node:fs';
-import { parse as parseToml, TomlError } from 'smol-toml';
-import { parse as parseYaml } from 'yaml';
-import { FaultRulesError } from './errors';
+import { formatOfFile, parseConfigText, ProblemList, readTextFile } from '../config-files';
 import { splitFaces } from './rule-schema';
 
 /**
- * The rule lists of a faults file: YAML (`.yaml`, `.yml`), JSON (`.json`) or TOML (`.toml`, as
- * the platform's own tooling writes configuration), holding `api` and/or `s3` lists. Problems
- * of syntax or shape throw a FaultRulesError naming the file; each face checks its own list.
+ * The rule lists of a faults file: TOML or JSON (with comments), as the platform's own tooling
+ * writes configuration and as the platform's configuration file will hold them, read by the
+ * project's one configuration reader (syntax errors as `file:line:column: reason`). Holds `api`
+ * and/or `s3` lists; each face checks its own.
  */
 export function readRulesFile(file: string): { api?: unknown; s3?: unknown } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new FaultRulesError(`faults file ${file}`, [`cannot be read: ${(error as Error).message}`]);
-  }
-  const lower = file.toLowerCase();
-  let document: unknown;
-  try {
-    if (lower.endsWith('.toml')) document = parseToml(text);
-    else if (lower.endsWith('.yaml') || lower.endsWith('.yml') || lower.endsWith('.json')) document = parseYaml(text);
-    else throw new Error('must end in .yaml, .yml, .json or .toml, which says how it is written');
-  } catch (error) {
-    const first = (error as Error).message.split('\n', 1)[0]!;
-    const reason = error instanceof TomlError ? `${first.replace(/^Invalid TOML document: /, 'malformed TOML: ')} at line ${error.line}, column ${error.column}` : first;
-    throw new FaultRulesError(`faults file ${file}`, [reason.replace(/:$/, '')]);
-  }
-  return splitFaces(document, `faults file ${file}`);
+  const format = formatOfFile(file);
+  if (format === undefined) return new ProblemList(file).fail('', 'a faults file is TOML (.toml) or JSON (.json, .jsonc), as the platform tooling writes configuration');
+  return splitFaces(parseConfigText(readTextFile(file), file, format), `faults file ${file}`);
 }

@@ -66,8 +66,8 @@ describe('npm start with FAULTS_FILE and RATE_LIMIT', () => {
   });
 
   it('a rules file with problems stops the start, naming the file, the rules and the fields', async () => {
-    const file = path.join(dataDir, 'bad-faults.yaml');
-    writeFileSync(file, 'api:\n  - match: { operationId: listZone }\n    status: 500\n  - status: 503\n    probability: 1.5\n');
+    const file = path.join(dataDir, 'bad-faults.toml');
+    writeFileSync(file, '[[api]]\nmatch = { operationId = "listZone" }\nstatus = 500\n\n[[api]]\nstatus = 503\nprobability = 1.5\n');
     const server = run({ FAULTS_FILE: file });
     expect(await server.exited).toBe(1);
     expect(server.output()).toBe(

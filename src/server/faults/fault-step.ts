@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { dropConnection, type FaultSet, type RuleCatalogue } from '../../faults';
-import { sendErrors } from './envelope';
-import { basePath } from './openapi-document';
+import { sendErrors } from '../http/envelope';
+import { basePath } from '../http/openapi-document';
 
 type RoutedRequest = Request & { openapi?: { schema?: { operationId?: string } } };
 

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { RATE_LIMITED } from '../../faults';
 import { rateLimitHeaders, type RequestBudget } from '../../rate-limit';
 import type { Principal } from '../auth/credentials';
-import { sendErrors } from './envelope';
+import { sendErrors } from '../http/envelope';
 
 /**
  * The platform's rate limit, after authentication and before the body is read: every request of
