@@ -88,7 +88,7 @@ export class FaultSet {
   }
 
   list(): RuleStatus[] {
-    return this.entries.map(({ rule, matched, injected }) => ({ ...rule.written, name: rule.name, matched, injected }));
+    return this.entries.map(({ rule, matched, injected }) => ({ name: rule.name, ...rule.written, matched, injected }));
   }
 
   /** The fault to inject into a request, counted and logged; undefined to serve it as usual. */
