@@ -35,7 +35,10 @@ const ABANDONED_CREATION_MS = 10 * 60 * 1000;
 export class BucketCatalogue {
   readonly #root: string;
   readonly #defaults: RuntimeOptions;
-  readonly #engines = new Map<string, DiskEngine>();
+  /** Open storage per bucket, with the identity (inode) of the `bucket.json` it was opened for. */
+  readonly #engines = new Map<string, { engine: DiskEngine; identity: number }>();
+  /** Buckets kept open for `bucket()`, by name; valid while their engine is the current one. */
+  readonly #kept = new Map<string, { engine: DiskEngine; bucket: OpenBucket }>();
 
   constructor(dataDir: string, defaults: RuntimeOptions = {}) {
     if (typeof dataDir !== 'string' || dataDir === '') throw new TypeError('dataDir must be a directory path.');
@@ -83,6 +86,21 @@ export class BucketCatalogue {
     return createBucket({ engine: this.#engine(name), ...this.#defaults, ...options });
   }
 
+  /**
+   * The bucket with the catalogue's options, opened once and kept, for a front door that serves
+   * many requests. Each call still checks, with one `stat`, that the bucket exists and is the one
+   * kept: a bucket another process deleted is 10006, one it deleted and created again is opened
+   * afresh. Codes: 10005 invalid name, 10006 no such bucket.
+   */
+  bucket(name: string): OpenBucket {
+    const engine = this.#engine(name);
+    const kept = this.#kept.get(name);
+    if (kept?.engine === engine) return kept.bucket;
+    const bucket = createBucket({ engine, ...this.#defaults });
+    this.#kept.set(name, { engine, bucket });
+    return bucket;
+  }
+
   /** Deletes an empty bucket. Codes: 10005 invalid name, 10006 no such bucket, 10008 not empty. */
   async delete(name: string): Promise<void> {
     const engine = this.#engine(name);
@@ -94,7 +112,7 @@ export class BucketCatalogue {
         `The bucket you tried to delete is not empty: ${name} still holds objects or multipart uploads in progress.`,
       );
     }
-    this.#engines.delete(name);
+    this.#forget(name);
     await engine.close();
     fs.rmSync(removed, { recursive: true, force: true });
   }
@@ -103,22 +121,32 @@ export class BucketCatalogue {
   async close(): Promise<void> {
     const engines = [...this.#engines.values()];
     this.#engines.clear();
-    await Promise.all(engines.map((engine) => engine.close()));
+    this.#kept.clear();
+    await Promise.all(engines.map(({ engine }) => engine.close()));
   }
 
+  /**
+   * The storage of a bucket that exists now. Its `bucket.json` is written once at creation, so
+   * its inode tells this bucket from one of the same name created after a deletion.
+   */
   #engine(name: string): DiskEngine {
     requireBucketName(name);
     const directory = join(this.#root, name);
-    if (!readInfo(directory)) {
-      this.#engines.delete(name);
-      throw new BucketCatalogueError(10006, `The specified bucket does not exist: ${name}.`);
-    }
-    let engine = this.#engines.get(name);
-    if (!engine) {
-      engine = new DiskEngine(directory);
-      this.#engines.set(name, engine);
-    }
+    const identity = infoIdentity(directory);
+    const open = this.#engines.get(name);
+    if (open && open.identity === identity) return open.engine;
+    // Deleted (and perhaps created again) by another process: what was open is forgotten (not
+    // closed: a worker may still hold a bucket on it).
+    if (open) this.#forget(name);
+    if (identity === null) throw new BucketCatalogueError(10006, `The specified bucket does not exist: ${name}.`);
+    const engine = new DiskEngine(directory);
+    this.#engines.set(name, { engine, identity });
     return engine;
+  }
+
+  #forget(name: string): void {
+    this.#engines.delete(name);
+    this.#kept.delete(name);
   }
 }
 
@@ -129,6 +157,12 @@ function requireBucketName(name: unknown): asserts name is string {
       `The specified bucket name is not valid: ${JSON.stringify(name)}. Names have 3 to 63 characters: lower-case letters, digits and hyphens, neither starting nor ending with a hyphen.`,
     );
   }
+}
+
+/** The inode of a bucket's `bucket.json`, or null when there is no such bucket. */
+function infoIdentity(directory: string): number | null {
+  const stats = fs.statSync(join(directory, INFO_FILE), { throwIfNoEntry: false });
+  return stats ? stats.ino : null;
 }
 
 function readInfo(directory: string): BucketInfo | null {

@@ -25,8 +25,11 @@
  * - A ReadableStream is stored only when its length is known, as on the platform: the readable
  *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
  *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.
- * - Beyond the binding (`UploadInventory`, for the S3 endpoint): `listMultipartUploads({ prefix })`
- *   and `listParts(key, uploadId)` show the uploads in progress and their stored parts.
+ * - Beyond the binding (`OwnerCalls`, for the S3 endpoint): `listMultipartUploads({ prefix })`
+ *   and `listParts(key, uploadId)` show the uploads in progress and their stored parts;
+ *   `getPart(key, partNumber)` reads an object part by part as it was uploaded;
+ *   `completeUpload(key, uploadId, parts, { onlyIf, repeatable })` completes under conditions,
+ *   and answers a repeated completion with the object it made.
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
  *
@@ -46,6 +49,7 @@ export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalo
 export { BucketError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
+export type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './memory-engine';
 export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions, type PostgresPool } from './postgres/buckets';
 export { BucketSchemaTooNewError } from './postgres/errors';

@@ -10,6 +10,8 @@ export class S3Error extends Error {
     message: string,
     /** Extra elements of the error document (e.g. the range asked for). */
     readonly details: Record<string, string> = {},
+    /** Extra headers of the answer (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -51,6 +53,11 @@ export const preconditionFailed = (condition: string) =>
   );
 export const badDigest = (what: string) =>
   new S3Error('BadDigest', 400, `The ${what} you specified did not match the calculated checksum.`);
+/** The answer to a CORS preflight (OPTIONS) where no CORS rule allows it, as S3 answers. */
+export const preflightRefusal = (headers: Headers) =>
+  headers.has('origin')
+    ? new S3Error('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed: the bucket has no CORS rules.')
+    : new S3Error('BadRequest', 400, 'Insufficient information. Origin request header needed.');
 export const notImplemented = (what: string) =>
   new S3Error('NotImplemented', 501, `${what} is not implemented by this endpoint.`);
 

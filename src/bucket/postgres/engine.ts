@@ -139,14 +139,15 @@ export class PostgresEngine implements StorageEngine {
     return row ? toRecord(row) : null;
   }
 
-  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+  async read(key: string, plan: (record: ObjectRecord, partSizes: () => number[]) => ByteRange | null) {
     this.#checkOpen();
     const row = await this.#reads.submit(utf8(key));
     if (!row) return null;
     const record = toRecord(row);
-    const range = plan(record);
-    if (!range) return { record, bytes: null };
     const [small, bodies, sizes] = row.slice(8) as BodyColumns;
+    // A multipart object's bodies are its parts; any other object is one part.
+    const range = plan(record, () => sizes ?? [record.size]);
+    if (!range) return { record, bytes: null };
     let bytes: ObjectBytes;
     if (small) bytes = small.subarray(range.offset, range.offset + range.length);
     else if (!bodies || range.length === 0) bytes = new Uint8Array(0);
@@ -221,22 +222,29 @@ export class PostgresEngine implements StorageEngine {
     });
   }
 
-  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     return this.db.transaction(async (client) => {
       const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
       // Read under the upload's lock: no part changes until the commit.
       const rows = upload ? await this.db.rows<PartColumns>(client, sql.parts, [this.bucket, uploadId]) : [];
-      const bodies = new Map(rows.map(([partNumber, body]) => [partNumber, body]));
-      const { record, partNumbers } = assemble(
-        upload ? { ...toUpload(upload), state: upload[5] } : null,
-        new Map(rows.map((row) => [row[0], toPart(row)])),
-      );
-      const sizes = new Map(rows.map(([partNumber, , size]) => [partNumber, size]));
-      const object = { bodies: partNumbers.map((n) => bodies.get(n)!), sizes: partNumbers.map((n) => sizes.get(n)!) };
-      await this.#write(client, record, object, () => true);
-      await this.db.rows(client, sql.endUpload, [this.bucket, uploadId, 'completed', partNumbers]);
-      return record;
+      const stored = new Map(rows.map((row) => [row[0], row]));
+      const parts = new Map(rows.map((row) => [row[0], toPart(row)]));
+      for (;;) {
+        // The object replaced, locked when there is one; conditions on it are checked here.
+        const [current] = await this.db.rows<CurrentRow>(client, sql.lockCurrent, [this.bucket, utf8(key)]);
+        const outcome = assemble(upload ? { ...toUpload(upload), state: upload[5] } : null, parts, current ? toRecord(current) : null);
+        if (outcome === null) return null;
+        if ('kept' in outcome) return outcome.kept;
+        const { record, partNumbers } = outcome;
+        const object = { bodies: partNumbers.map((n) => stored.get(n)![1]), sizes: partNumbers.map((n) => stored.get(n)![2]) };
+        // Written only over the object assembled against: one created meanwhile is assessed again.
+        const replaced = current ? current[1] : null;
+        if (await this.#write(client, record, object, (found) => (found ? found.version : null) === replaced)) {
+          await this.db.rows(client, sql.endUpload, [this.bucket, uploadId, 'completed', partNumbers]);
+          return record;
+        }
+      }
     });
   }
 

@@ -51,6 +51,12 @@ export const read = statement(
 /** The object a write would replace: its metadata and bodies, without the small body's bytes. */
 export const current = statement('current', `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2`);
 
+/** The object a completion would replace, locked until the completion commits. */
+export const lockCurrent = statement(
+  'lock_current',
+  `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2 for update`,
+);
+
 /**
  * Stores an object where there is none, in one round trip: answers whether it did and, when it
  * did not, the object in its place (as the statement's snapshot saw it: none when another write
