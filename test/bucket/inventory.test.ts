@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect } from 'vitest';
+import type { StoredObjectBody } from '../../src/bucket';
 import { eachEngine, expectBucketError, OUR_ENGINES, test } from './engines';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
@@ -108,6 +109,60 @@ eachEngine(({ open, openTwo }) => {
         bucket.listParts('x'.repeat(1025), 'u'),
         10020,
         'listParts: The specified object name is not valid. (10020)',
+      );
+    });
+  });
+
+  describe('getPart', () => {
+    test('reads an object part by part as it was uploaded; a single put is part 1', async () => {
+      const bucket = bucketAt();
+      const upload = await bucket.createMultipartUpload('m');
+      await upload.complete([await upload.uploadPart(1, 'AAAA'), await upload.uploadPart(2, 'BBBB'), await upload.uploadPart(3, 'CC')]);
+      const second = (await bucket.getPart('m', 2))!;
+      expect(second.partsCount).toBe(3);
+      expect(second.object.range).toEqual({ offset: 4, length: 4 });
+      expect(await (second.object as StoredObjectBody).text()).toBe('BBBB');
+      expect(await ((await bucket.getPart('m', 3))!.object as StoredObjectBody).text()).toBe('CC');
+      await expectBucketError(bucket.getPart('m', 4), 10025, 'get: The object has 3 parts; part 4 does not exist. (10025)');
+      await bucket.put('single', 'whole');
+      const whole = (await bucket.getPart('single', 1))!;
+      expect(whole.partsCount).toBeUndefined();
+      expect(await (whole.object as StoredObjectBody).text()).toBe('whole');
+      expect(await bucket.getPart('absent', 1)).toBeNull();
+    });
+  });
+
+  describe('completeUpload', () => {
+    test('under a condition on the object it replaces: a failed one changes nothing and keeps the upload open', async () => {
+      const bucket = bucketAt();
+      const existing = await bucket.put('k', 'existing');
+      const upload = await bucket.createMultipartUpload('k');
+      const part = await upload.uploadPart(1, 'new');
+      expect(await bucket.completeUpload('k', upload.uploadId, [part], { onlyIf: { etagDoesNotMatch: '*' } })).toBeNull();
+      expect((await bucket.head('k'))!.etag).toBe(existing.etag);
+      expect((await bucket.listParts('k', upload.uploadId)).parts).toHaveLength(1);
+      const made = (await bucket.completeUpload('k', upload.uploadId, [part], { onlyIf: { etagMatches: existing.etag } }))!;
+      expect(await (await bucket.get('k'))!.text()).toBe('new');
+      expect((await bucket.head('k'))!.etag).toBe(made.etag);
+    });
+
+    test('a repeated completion answers the object it made while that object is still under its key', async () => {
+      const bucket = bucketAt();
+      const upload = await bucket.createMultipartUpload('k');
+      const parts = [await upload.uploadPart(1, 'AAAA'), await upload.uploadPart(2, 'B')];
+      const made = await upload.complete(parts);
+      const again = (await bucket.completeUpload('k', upload.uploadId, parts, { repeatable: true }))!;
+      expect([again.etag, again.version]).toEqual([made.etag, made.version]);
+      await expectBucketError(
+        bucket.completeUpload('k', upload.uploadId, parts),
+        10024,
+        'completeMultipartUpload: The specified multipart upload does not exist. (10024)',
+      );
+      await bucket.put('k', 'replaced');
+      await expectBucketError(
+        bucket.completeUpload('k', upload.uploadId, parts, { repeatable: true }),
+        10024,
+        'completeMultipartUpload: The specified multipart upload does not exist. (10024)',
       );
     });
   });
