@@ -1,7 +1,8 @@
 import { fromFlag, fromJson, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { InvalidInputError, MigrationStateConflictError, NotFoundError, PreviousWafRetiredError } from '../errors';
 import { newId } from '../ids';
-import { lockingExecutor, type Executor, type ReadContext, type WriteContext } from '../session';
+import type { ReadContext, WriteContext } from '../transaction/context';
+import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { WafRepository } from '../store';
 import {
   MIGRATION_STATES,

@@ -1,15 +1,9 @@
-import type { Ruleset } from './types';
+import { deepFreeze } from '../codecs';
+import { SeededRows } from '../seeded-rows';
+import type { Ruleset } from '../types';
 
 /** How many ruleset versions to keep; a ruleset of a few hundred rules is tens of kilobytes. */
 const CAPACITY = 256;
-
-export function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 /**
  * Committed ruleset versions, by id and version. A version's content never changes once
@@ -20,7 +14,7 @@ export function deepFreeze<T>(value: T): T {
  * uncommitted version may still change or roll back. Entries are frozen: callers copy before they
  * change anything.
  */
-export class RulesetSnapshots {
+export class VersionCache {
   readonly #entries = new Map<string, Ruleset>();
 
   get(id: string, version: number | string): Ruleset | undefined {
@@ -40,4 +34,11 @@ export class RulesetSnapshots {
     this.#entries.set(`${ruleset.id}@${ruleset.version}`, frozen);
     return frozen;
   }
+}
+
+/** What one store keeps in memory of rulesets, shared by all its reads and transactions. */
+export class RulesetCaches {
+  readonly versions = new VersionCache();
+  /** Platform-managed rulesets (no account, no zone) at their only version: only seeding writes them. */
+  readonly platform = new SeededRows<Ruleset>();
 }

@@ -1,9 +1,9 @@
-// A prepared query answers exactly what building the same query each time answers, for any
+// A query compiled once answers exactly what building the same query each time answers, for any
 // arguments, with constants kept and object members bound, inside and outside a transaction.
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { firstRow, preparedQuery } from '../../src/store/prepared-query';
+import { compileOnce, firstRow } from '../../src/store/compile-once';
 import type { Database } from '../../src/store/schema/tables';
 
 let db: Kysely<Database>;
@@ -15,14 +15,14 @@ beforeAll(async () => {
 });
 afterAll(() => db.destroy());
 
-const byZoneAndPhase = preparedQuery((d, zone: string, phase: string) =>
+const byZoneAndPhase = compileOnce((d, zone: string, phase: string) =>
   d.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('zone')).where('zone_id', '=', zone).where('phase', '=', phase),
 );
-const bump = preparedQuery((d, change: { id: string; from: number; to: number }) =>
+const bump = compileOnce((d, change: { id: string; from: number; to: number }) =>
   d.updateTable('rulesets').set({ version: change.to }).where('id', '=', change.id).where('version', '=', change.from),
 );
 
-describe('preparedQuery', () => {
+describe('compileOnce', () => {
   it('binds each call its own arguments and keeps the literals it was built with', async () => {
     expect((await byZoneAndPhase(db, 'z1', 'p1')).rows).toEqual([{ id: 'a', version: 1 }]);
     // 'b' matches zone and phase but not the literal kind 'zone'.
