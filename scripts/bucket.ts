@@ -1,5 +1,5 @@
 // `npm run bucket -- create|list|delete [<name>] [--data-dir <dir>]`: the buckets a worker can
-// bind, kept in <dataDir>/buckets/<name>/. See README (Workers).
+// bind, kept in <dataDir>/buckets/<name>/. See docs/buckets-and-workers.md.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BucketCatalogue, BucketCatalogueError } from '../src/bucket';
