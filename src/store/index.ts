@@ -6,6 +6,7 @@
 export type {
   AccountOrder,
   AccountRepository,
+  CheckedWrite,
   CertificatePackListOptions,
   CertificatePackOrder,
   CertificatePackRepository,

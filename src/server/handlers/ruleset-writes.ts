@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/api';
-import { ReadOnlyRulesetError, type Repositories, type Rule, type RuleInput, type RulePatch, type Ruleset, type RulesetScope, type RuleWriteOptions, type Zone } from '../../store';
+import { type Repositories, type Rule, type RuleInput, type RulePatch, type Ruleset, type RulesetScope, type RuleWriteOptions, type Zone } from '../../store';
 import { ApiError, Codes, badRequest, notFound } from '../http/errors';
 import type { Context, OperationId } from '../http/operations';
 import { checkRules } from '../rules/check-rules';
@@ -56,21 +56,15 @@ export function placement(position: components['schemas']['RulePosition'] | unde
   return { position: { after: position.after ?? '' } };
 }
 
-/**
- * A ruleset of the owner, to write. A platform-managed ruleset is refused as such (400, 20200)
- * rather than hidden behind a 404 under a zone, so the caller learns why.
- */
-export async function writableRuleset<O extends OperationId>(context: Context<O>, tx: Repositories, owner: RulesetOwner, rulesetId: string): Promise<Ruleset> {
-  const ruleset = await tx.rulesets.get(owner.scope, rulesetId);
-  const managed = ruleset ?? (await tx.rulesets.get({ account_id: owner.accountId }, rulesetId));
-  if (managed?.kind === 'managed') throw new ReadOnlyRulesetError(rulesetId);
-  if (!ruleset) throw notFound(context.path);
-  return ruleset;
-}
-
 function checkScope(current: Ruleset, owner: RulesetOwner, tx: Repositories) {
   return { phase: current.phase, kind: current.kind, accountId: owner.accountId, repositories: tx };
 }
+
+/*
+ * Each write below is checked once: the store finds the ruleset writable from the owner (a
+ * platform-managed one is refused as such, 400 20200, rather than hidden behind a 404) and hands
+ * the ruleset as it stands to the write's `check`, in the write's transaction.
+ */
 
 /** PUT of a ruleset: every rule replaced, each checked. */
 export async function replaceRules<O extends OperationId>(
@@ -81,23 +75,24 @@ export async function replaceRules<O extends OperationId>(
 ): Promise<Ruleset> {
   const { rules, ...rest } = body;
   checkRuleList(rules);
-  return context.store.transaction(async (tx) => {
-    const current = await writableRuleset(context, tx, owner, rulesetId);
-    await checkRules(rules, checkScope(current, owner, tx));
-    return tx.rulesets.update(owner.scope, rulesetId, { ...rest, rules: toRuleInputs(rules) });
-  });
+  return context.store.transaction((tx) =>
+    tx.rulesets.update(owner.scope, rulesetId, { ...rest, rules: toRuleInputs(rules) }, { check: (current) => checkRules(rules, checkScope(current, owner, tx)) }),
+  );
 }
 
 /** One rule added: the ruleset as it will be is checked as a PUT of it would be (constraints across rules included). */
 export async function addRule<O extends OperationId>(context: Context<O>, owner: RulesetOwner, rulesetId: string, body: ApiRule): Promise<Ruleset> {
   const { position, ...rule } = body;
   const [input] = toRuleInputs([{ ...rule, id: '' } as ApiRule]);
-  return context.store.transaction(async (tx) => {
-    const current = await writableRuleset(context, tx, owner, rulesetId);
-    const added = current.rules.length;
-    await checkRules([...current.rules, input!], checkScope(current, owner, tx), (i) => (i === added ? 'rule' : `rules[${i}]`));
-    return tx.rulesets.addRule(owner.scope, rulesetId, input!, placement(position));
-  });
+  return context.store.transaction((tx) =>
+    tx.rulesets.addRule(owner.scope, rulesetId, input!, {
+      ...placement(position),
+      check: (current) => {
+        const added = current.rules.length;
+        return checkRules([...current.rules, input!], checkScope(current, owner, tx), (i) => (i === added ? 'rule' : `rules[${i}]`));
+      },
+    }),
+  );
 }
 
 /** PATCH of one rule: the merged rule is checked whole; `position` moves it. */
@@ -109,28 +104,28 @@ export async function patchRule<O extends OperationId>(
   body: components['schemas']['RulePatch'],
 ): Promise<Ruleset> {
   const { position, ...patch } = body;
-  return context.store.transaction(async (tx) => {
-    const current = await writableRuleset(context, tx, owner, rulesetId);
-    const existing = current.rules.find((rule) => rule.id === ruleId);
-    if (!existing) throw notFound(context.path);
-    const merged = mergeRule(existing, patch);
-    const schemaErrors = ruleSchemaErrors(merged);
-    if (schemaErrors.length > 0) {
-      throw new ApiError(400, schemaErrors.map((message) => ({ code: Codes.invalidRequest, message: `merged ${message}` })));
-    }
-    await checkRules([merged], checkScope(current, owner, tx), () => 'rule');
-    return tx.rulesets.updateRule(owner.scope, rulesetId, ruleId, storePatch(existing, patch), placement(position));
-  });
+  return context.store.transaction((tx) =>
+    tx.rulesets.updateRule(owner.scope, rulesetId, ruleId, patch as RulePatch, {
+      ...placement(position),
+      check: async (current) => {
+        const existing = current.rules.find((rule) => rule.id === ruleId);
+        if (!existing) throw notFound(context.path);
+        const merged = mergeRule(existing, patch);
+        const schemaErrors = ruleSchemaErrors(merged);
+        if (schemaErrors.length > 0) {
+          throw new ApiError(400, schemaErrors.map((message) => ({ code: Codes.invalidRequest, message: `merged ${message}` })));
+        }
+        await checkRules([merged], checkScope(current, owner, tx), () => 'rule');
+      },
+    }),
+  );
 }
 
 export async function removeRule<O extends OperationId>(context: Context<O>, owner: RulesetOwner, rulesetId: string, ruleId: string): Promise<Ruleset> {
-  return context.store.transaction(async (tx) => {
-    await writableRuleset(context, tx, owner, rulesetId);
-    return tx.rulesets.deleteRule(owner.scope, rulesetId, ruleId);
-  });
+  return context.store.rulesets.deleteRule(owner.scope, rulesetId, ruleId);
 }
 
-/** A changed action drops the old action's parameters unless new ones are sent. */
+/** A changed action drops the old action's parameters unless new ones are sent (as the store does on a PATCH). */
 function actionChanged(existing: Rule, patch: ApiRulePatch): boolean {
   return patch.action !== undefined && patch.action !== existing.action && patch.action_parameters === undefined;
 }
@@ -143,8 +138,4 @@ function mergeRule(existing: Rule, patch: ApiRulePatch): MergedRule {
   const merged: MergedRule = { ...rule, ...patch } as MergedRule;
   if (actionChanged(existing, patch)) delete merged.action_parameters;
   return merged;
-}
-
-function storePatch(existing: Rule, patch: ApiRulePatch): RulePatch {
-  return { ...patch, ...(actionChanged(existing, patch) ? { action_parameters: null } : {}) } as RulePatch;
 }

@@ -10,7 +10,7 @@ import { toSummary } from './rows';
 import { entryPoint, lockedRow, platformRulesetInMemory, readRulesetBy, visibleRuleset } from './reads';
 import { entryPointKind, entryPointRow, visibleRow, type Queryable } from './statements';
 import type { RulesetCaches } from './version-cache';
-import { addRule, createRuleset, deleteRule, deleteRuleset, updateRule, updateRuleset, writableRow } from './writes';
+import { addRule, createRuleset, deleteRule, deleteRuleset, updateRule, updateRuleset, writableRuleset } from './writes';
 
 const RULESET_ORDERS = ['name', 'last_updated', 'version', 'kind', 'phase', 'id'] as const;
 const VERSION_PATTERN = /^[1-9][0-9]*$/;
@@ -59,7 +59,10 @@ export function rulesetRepository(executor: Executor, caches: RulesetCaches): Ru
       }),
 
     update: (scope, id, update, options) =>
-      executor.write(async (ctx) => updateRuleset(ctx, caches, await writableRow(ctx, caches, scope, id), update, options)),
+      executor.write(async (ctx) => {
+        const { row } = await writableRuleset(ctx, caches, scope, id, options?.check);
+        return updateRuleset(ctx, caches, row, update, options);
+      }),
 
     putEntryPoint: (scope, phase, update, options) =>
       executor.write(async (ctx) => {
@@ -110,7 +113,7 @@ export function rulesetRepository(executor: Executor, caches: RulesetCaches): Ru
 
     deleteVersion: (scope, id, version) =>
       executor.write(async (ctx) => {
-        const row = await writableRow(ctx, caches, scope, id);
+        const { row } = await writableRuleset(ctx, caches, scope, id);
         if (!isVersionString(version)) {
           throw new NotFoundError('ruleset_version', `${id}@${version}`);
         }

@@ -73,9 +73,15 @@ export function fieldsFromInput(input: RuleInput, id: string): RuleFields {
   });
 }
 
-/** The fields with the patch applied: a member set to null is removed, one left undefined kept. */
+/**
+ * The fields with the patch applied: a member set to null is removed, one left undefined kept. A
+ * new action without parameters drops the old action's parameters, which were given for it.
+ */
 export function applyPatch(fields: RuleFields, patch: RulePatch): RuleFields {
   const merged: Record<string, unknown> = { ...fields };
+  if (patch.action !== undefined && patch.action !== fields.action && patch.action_parameters === undefined) {
+    delete merged.action_parameters;
+  }
   for (const [key, value] of Object.entries(patch)) {
     if (value === null) {
       delete merged[key];

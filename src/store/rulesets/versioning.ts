@@ -23,22 +23,12 @@ export class RulesetClaims {
   readonly #claimed = new Map<string, number>();
   /** Rulesets as this transaction last wrote and read them back (see remember). */
   readonly #written = new Map<string, Ruleset>();
-  readonly #rows = new Map<string, RulesetRow>();
 
   /** Records a ruleset row read: its version is a later write's compare-and-set basis. */
   noteRow(row: RulesetRow): void {
     if (!this.#seen.has(row.id)) {
       this.#seen.set(row.id, row.version);
     }
-    this.#rows.set(row.id, row);
-  }
-
-  /**
-   * The ruleset's row as this transaction last read it (under the ruleset's lock), while nothing
-   * in it has written the ruleset since: a write then need not read it again.
-   */
-  row(id: string): RulesetRow | undefined {
-    return this.#rows.get(id);
   }
 
   /** Whether this transaction wrote the ruleset (what it reads of it is then not committed). */
@@ -71,7 +61,6 @@ export class RulesetClaims {
     }
     this.#claimed.set(id, current + 1);
     this.#seen.set(id, current + 1);
-    this.#rows.delete(id);
     return true;
   }
 
@@ -93,7 +82,6 @@ export class RulesetClaims {
 
   forget(id: string): void {
     this.#written.delete(id);
-    this.#rows.delete(id);
   }
 
   written(id: string): Ruleset | undefined {

@@ -4,7 +4,7 @@ import { firstRow } from '../compile-once';
 import { ConcurrentWriteError, EntryPointExistsError, InvalidInputError, NotFoundError, ReadOnlyRulesetError } from '../errors';
 import { newId } from '../ids';
 import type { RulesTable } from '../schema/tables';
-import type { RuleWriteOptions, RulesetWriteOptions } from '../store';
+import type { CheckedWrite, RuleWriteOptions, RulesetWriteOptions } from '../store';
 import type { WriteContext } from '../transaction/context';
 import type { RuleInput, RulePatch, RulePosition, Ruleset, RulesetInput, RulesetScope, RulesetUpdate } from '../types';
 import { rulesetLock } from '../write-locks';
@@ -14,10 +14,13 @@ import { currentRow, entryPointKind, entryPointRow, isPlatformOwned, isVisible, 
 import type { RulesetCaches } from './version-cache';
 import { claim, claimsOf, snapshotAtCommit } from './versioning';
 
-/** A ruleset the scope may write. A platform-managed one is refused as such from any scope, not hidden. */
-export async function writableRow(ctx: WriteContext, caches: RulesetCaches, scope: RulesetScope, id: string): Promise<RulesetRow> {
+/**
+ * A ruleset the scope may write, found once per write: its row, read under the ruleset's lock. A
+ * platform-managed one is refused as such from any scope, not hidden.
+ */
+async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): Promise<RulesetRow> {
   await ctx.lock(rulesetLock(id));
-  const row = claimsOf(ctx, caches).row(id) ?? (await firstRow(rulesetById(ctx.db, id)));
+  const row = await firstRow(rulesetById(ctx.db, id));
   if (row !== undefined && isPlatformOwned(row)) {
     throw new ReadOnlyRulesetError(id);
   }
@@ -28,6 +31,27 @@ export async function writableRow(ctx: WriteContext, caches: RulesetCaches, scop
 }
 
 /**
+ * The one writability check of a write: the row of the ruleset the scope may write, and the
+ * ruleset as it stands (when at hand without a read, or when the caller's `check` needs it, which
+ * is called with it before anything is written).
+ */
+export async function writableRuleset(
+  ctx: WriteContext,
+  caches: RulesetCaches,
+  scope: RulesetScope,
+  id: string,
+  check?: CheckedWrite['check'],
+): Promise<{ row: RulesetRow; current: Ruleset | undefined }> {
+  const row = await writableRow(ctx, scope, id);
+  let current = rulesetAsRead(ctx, caches, row);
+  if (check !== undefined) {
+    current ??= await loadCurrent(ctx, caches, row);
+    await check(current);
+  }
+  return { row, current };
+}
+
+/**
  * The ruleset at the row's version as this transaction knows it without a read: as it last
  * wrote it, or (not written yet) the committed version from the version cache, which the row
  * read under the ruleset's lock names. Undefined when neither is at hand.
@@ -35,6 +59,12 @@ export async function writableRow(ctx: WriteContext, caches: RulesetCaches, scop
 function rulesetAsRead(ctx: WriteContext, caches: RulesetCaches, row: RulesetRow): Ruleset | undefined {
   const claims = claimsOf(ctx, caches);
   return claims.wrote(row.id) ? claims.written(row.id) : caches.versions.get(row.id, row.version);
+}
+
+/** The ruleset of the row, read; a committed version (one this transaction has not written) is cached. */
+async function loadCurrent(ctx: WriteContext, caches: RulesetCaches, row: RulesetRow): Promise<Ruleset> {
+  const ruleset = await loadRuleset(ctx.db, row);
+  return claimsOf(ctx, caches).wrote(row.id) ? ruleset : caches.versions.set(ruleset);
 }
 
 export async function createRuleset(ctx: WriteContext, caches: RulesetCaches, scope: RulesetScope, input: RulesetInput): Promise<Ruleset> {
@@ -116,10 +146,9 @@ export async function updateRule(
   rulesetId: string,
   ruleId: string,
   patch: RulePatch,
-  options: RuleWriteOptions | undefined,
+  options: (RuleWriteOptions & CheckedWrite) | undefined,
 ): Promise<Ruleset> {
-  const row = await writableRow(ctx, caches, scope, rulesetId);
-  const base = rulesetAsRead(ctx, caches, row);
+  const { row, current: base } = await writableRuleset(ctx, caches, scope, rulesetId, options?.check);
   const ruleRow = base !== undefined ? storedRuleIn(base, ruleId) : await firstRow(ruleById(ctx.db, rulesetId, ruleId));
   if (ruleRow === undefined) {
     throw new NotFoundError('rule', ruleId);
@@ -152,9 +181,9 @@ export async function addRule(
   scope: RulesetScope,
   rulesetId: string,
   input: RuleInput,
-  options: RuleWriteOptions | undefined,
+  options: (RuleWriteOptions & CheckedWrite) | undefined,
 ): Promise<Ruleset> {
-  const row = await writableRow(ctx, caches, scope, rulesetId);
+  const { row } = await writableRuleset(ctx, caches, scope, rulesetId, options?.check);
   const claims = claimsOf(ctx, caches);
   claims.forget(rulesetId);
   await claim(ctx, claims, row, options);
@@ -181,7 +210,7 @@ export async function deleteRule(
   ruleId: string,
   options: RulesetWriteOptions | undefined,
 ): Promise<Ruleset> {
-  const row = await writableRow(ctx, caches, scope, rulesetId);
+  const { row } = await writableRuleset(ctx, caches, scope, rulesetId);
   const claims = claimsOf(ctx, caches);
   claims.forget(rulesetId);
   const deleted = await ctx.db.deleteFrom('rules').where('ruleset_id', '=', rulesetId).where('id', '=', ruleId).executeTakeFirst();
@@ -194,7 +223,7 @@ export async function deleteRule(
 
 /** Deletes a ruleset with its rules and versions. */
 export async function deleteRuleset(ctx: WriteContext, caches: RulesetCaches, scope: RulesetScope, id: string): Promise<void> {
-  await writableRow(ctx, caches, scope, id);
+  await writableRuleset(ctx, caches, scope, id);
   claimsOf(ctx, caches).forget(id);
   await ctx.db.deleteFrom('ruleset_versions').where('ruleset_id', '=', id).execute();
   await ctx.db.deleteFrom('rules').where('ruleset_id', '=', id).execute();
