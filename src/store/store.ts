@@ -5,10 +5,10 @@ import type {
   CertificatePack,
   Invitation,
   InvitationAnswer,
-  LegacyWafConfig,
-  LegacyWafOverride,
-  LegacyWafPackage,
-  LegacyWafPackagePatch,
+  PreviousWafConfig,
+  PreviousWafOverride,
+  PreviousWafPackage,
+  PreviousWafPackagePatch,
   LogpushJob,
   LogpushJobInput,
   LogpushJobPatch,
@@ -83,7 +83,7 @@ export interface WafRepository {
    */
   transition(zoneId: string, step: MigrationTransition): Promise<ZoneWafState>;
   /** The previous-WAF configuration of a zone; null for an unknown zone. */
-  getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
+  getPreviousConfig(zoneId: string): Promise<PreviousWafConfig | null>;
   // Each write below throws PreviousWafRetiredError once the zone's migration has finished.
   /** Throws NotFoundError when the zone has no such override. */
   deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
@@ -92,14 +92,14 @@ export interface WafRepository {
   /** Replaces every field of an override but its id. Throws NotFoundError. */
   updateUriOverride(zoneId: string, overrideId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
   /** Changes a package's global settings. Throws NotFoundError when the zone has no such package. */
-  updatePackage(zoneId: string, packageId: string, patch: LegacyWafPackagePatch): Promise<LegacyWafPackage>;
+  updatePackage(zoneId: string, packageId: string, patch: PreviousWafPackagePatch): Promise<PreviousWafPackage>;
   /**
    * Records the mode a zone set on a group or rule of one of its packages (replacing any earlier
    * one), or, with `mode: null`, forgets it so the default applies again. The store keeps modes
    * as given: which ids and modes are valid is the catalogue's business. Throws NotFoundError
    * when the zone has no such package.
    */
-  setMode(zoneId: string, setting: Omit<LegacyWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
+  setMode(zoneId: string, setting: Omit<PreviousWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
 }
 
 export interface CertificatePackListOptions extends PageRequest<CertificatePackOrder> {

@@ -1,27 +1,25 @@
 import type { Handlers } from '../http/operations';
-import { accountLogpushHandlers } from './account-logpush';
+import { certificatePackHandlers } from './certificate-packs';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
 import { logpushHandlers } from './logpush';
 import { previousWafHandlers } from './previous-waf';
-import { rulesetEditHandlers } from './ruleset-edits';
+import { ruleHandlers } from './rules';
 import { rulesetVersionHandlers } from './ruleset-versions';
 import { rulesetHandlers } from './rulesets';
 import { simulatorHandlers } from './simulator';
 import { wafMigrationHandlers } from './waf-migration';
-import { zoneListHandlers } from './zone-list';
 import { zoneHandlers } from './zones';
 
-/** Every operation of the document, by operationId. */
+/** Every operation of the document, by operationId: one module per resource family. */
 export const handlers: Handlers = {
   ...zoneHandlers,
-  ...zoneListHandlers,
+  ...certificatePackHandlers,
   ...invitationHandlers,
   ...rulesetHandlers,
-  ...rulesetEditHandlers,
+  ...ruleHandlers,
   ...rulesetVersionHandlers,
   ...logpushHandlers,
-  ...accountLogpushHandlers,
   ...filterHandlers,
   ...wafMigrationHandlers,
   ...previousWafHandlers,

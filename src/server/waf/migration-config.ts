@@ -47,14 +47,14 @@ function turnsWafOff(pageRule: PageRule): boolean {
  * nothing below reads the packages' groups or rules.
  */
 export function migrationConfig(previous: PreviousWaf, owaspLastRuleId: string): { name: string; rules: MigrationRule[] } {
-  const legacy = previous.config;
+  const config = previous.config;
   const rules: MigrationRule[] = [];
-  for (const fw of legacy.firewall_rules) {
+  for (const fw of config.firewall_rules) {
     if (fw.action === 'bypass' && fw.products.includes('waf') && !fw.paused) {
       rules.push(rule('skip', { ruleset: 'current' }, fw.expression, `Migrated firewall rule ${fw.id}: ${fw.description}`.trim()));
     }
   }
-  for (const pageRule of legacy.page_rules) {
+  for (const pageRule of config.page_rules) {
     const expression = turnsWafOff(pageRule) ? pageRuleExpression(pageRule) : null;
     if (expression) rules.push(rule('skip', { ruleset: 'current' }, expression, `Migrated page rule ${pageRule.id} (WAF off)`));
   }
