@@ -3,21 +3,22 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
-import type { Store } from '../store';
+import { frozenJson, type Store } from '../store';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
 import { handlers } from './handlers';
-import { FilterValidationFailure } from './handlers/filters';
-import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
+import { resultSender, sendError } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, documentWording, loadDocument, loadValidationDocument } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
-import type { AnyReply, Context, Handler, OperationId } from './http/operations';
 import { requestLogger } from './http/request-logger';
+import { routeFirst } from './http/routing';
 import { series } from './http/series';
 import { rememberAcceptedRequests } from './http/validation-memo';
+import type { AnyReply, Context, Handler, OperationId } from './operations';
+import { storeErrorAnswer } from './store-errors';
 
 export interface AppOptions {
   store: Store;
@@ -56,28 +57,33 @@ export function createApp(options: AppOptions): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // For load balancers: outside the API (no document, no credentials) and not logged per probe.
-  app.get('/readyz', (_req, res) => {
+  // The validator routes by this setting too: the document's paths are matched case for case.
+  app.enable('case sensitive routing');
+  // For load balancers: outside the API (no document, no credentials) and not logged per probe;
+  // in any case, as Express matches by default.
+  app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
     databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
   });
   app.use(requestLogger(logger));
 
-  const routes = documentRoutes(document);
   const prefix = `${basePath}/`;
-  /** Routing, then authentication, before anything reads the body. */
-  const routeAndAuthenticate = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
-    // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
-    // response, created for a HEAD request, drops the body and keeps the headers.
+  const { routingSteps, requestSteps, responseSteps } = splitValidator(validator);
+  // An unknown route is named by its whole path, as the real service names it.
+  const { route, refuseKept } = routeFirst(series(routingSteps), isValidatorNotFound, (req) => notFound(req.originalUrl.split('?')[0]!));
+  /** HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's response, created for a HEAD request, drops the body and keeps the headers. */
+  const headAsGet = (req: Request, res: Response, next: NextFunction) => {
     if (req.method === 'HEAD') {
       res.locals.method = 'HEAD';
       req.method = 'GET';
     }
-    // Routing comes first, as on the real service: an unknown route is a 404 with or without credentials.
-    if (!routes.find(req.path.slice(basePath.length))) return next(notFound(req.originalUrl.split('?')[0]!));
+    next();
+  };
+  const authenticateRequest = (req: AuthenticatedRequest, _res: Response, next: NextFunction) => {
     req.principal = authenticate(req.headers, credentials);
     next();
   };
+  const sendResult = resultSender(frozenJson);
   const dispatch = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const operationId = req.openapi?.schema?.operationId as OperationId | undefined;
     const handler = operationId ? (handlers[operationId] as Handler<OperationId> | undefined) : undefined;
@@ -97,24 +103,25 @@ export function createApp(options: AppOptions): App {
       (error: unknown) => next(error),
     );
   };
-  // Bodies are read only after routing and authentication: an unknown route or a client without
-  // credentials never makes the server parse up to 1 MiB.
-  const { requestSteps, responseSteps } = splitValidator(validator);
+  // Routing comes first, as on the real service: an unknown route is a 404 with or without
+  // credentials. Bodies are read only after routing and authentication: an unknown route or a
+  // client without credentials never makes the server parse up to 1 MiB.
   const api = series([
-    routeAndAuthenticate,
-    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), ...requestSteps], document),
+    headAsGet,
+    route,
+    authenticateRequest,
+    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), refuseKept, ...requestSteps], document),
     ...responseSteps,
     dispatch,
   ]);
   app.use((req, res, next) => (req.path.startsWith(prefix) ? api(req, res, next) : next()));
   app.use((req, _res, next) => next(notFound(req.path)));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
     const method = (res.locals.method as string | undefined) ?? req.method;
-    const apiError = toApiError(error, { method, path: req.path.replace(basePath, '') || '/' }, wording);
-    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
-    if (apiError.status === 405) res.setHeader('Allow', routes.find(req.path.replace(basePath, ''))?.methods ?? '');
-    sendErrors(res, apiError.status, apiError.errors);
+    const path = req.path.replace(basePath, '') || '/';
+    const answer = storeErrorAnswer(error, path) ?? toApiError(error, { method, path }, wording);
+    if (answer.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
+    sendError(res, answer);
   });
 
   return { app, ready: warmUp(validator) };
@@ -146,47 +153,24 @@ async function databaseAnswers(store: Store): Promise<boolean> {
   }
 }
 
-/** The document's path templates as matchers, for routing before authentication and for `Allow`. */
-function documentRoutes(document: Record<string, unknown>) {
-  // By segment count (a template's parameters never hold a slash): a path is tried only against
-  // the few templates of its length.
-  const bySegments = new Map<number, { pattern: RegExp; methods: string }[]>();
-  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
-    const route = {
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-      methods: Object.keys(item)
-        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
-        .map((method) => method.toUpperCase())
-        .join(', '),
-    };
-    const segments = segmentCount(template);
-    bySegments.set(segments, [...(bySegments.get(segments) ?? []), route]);
-  }
-  return {
-    /** The path item matching a path relative to the base path, if any. */
-    find: (relativePath: string) => bySegments.get(segmentCount(relativePath))?.find(({ pattern }) => pattern.test(relativePath)),
-  };
-}
-
-/** Segments of a path, a trailing slash not counted (the patterns accept one). */
-function segmentCount(path: string): number {
-  let count = 0;
-  for (let i = 0; i < path.length - 1; i += 1) if (path.charCodeAt(i) === 47) count += 1;
-  return count;
-}
-
 /**
- * The validator's middlewares that check the request, and the one that checks responses (when
- * on). Told apart by name: an upgrade that renames them fails here, at start-up.
+ * The validator's middlewares, by what they do: routing (the path parameters and the route's
+ * metadata: which operation), checking the request, and checking responses (when on). Told apart
+ * by name: an upgrade that renames them fails here, at start-up.
  */
 function splitValidator(validator: express.RequestHandler[]) {
-  const requestNames = ['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware'];
-  const unknown = validator.filter((step) => !requestNames.includes(step.name) && step.name !== 'responseMiddleware');
+  const routingNames = ['pathParamsMiddleware', 'metadataMiddleware'];
+  const requestNames = ['securityMiddleware', 'requestMiddleware'];
+  const known = [...routingNames, ...requestNames, 'responseMiddleware'];
+  const unknown = validator.filter((step) => !known.includes(step.name));
   if (unknown.length > 0) throw new Error(`unexpected validator middlewares: ${unknown.map((step) => step.name || '(anonymous)').join(', ')}`);
-  return {
-    requestSteps: validator.filter((step) => requestNames.includes(step.name)),
-    responseSteps: validator.filter((step) => step.name === 'responseMiddleware'),
-  };
+  const named = (names: readonly string[]) => validator.filter((step) => names.includes(step.name));
+  return { routingSteps: named(routingNames), requestSteps: named(requestNames), responseSteps: named(['responseMiddleware']) };
+}
+
+/** The validator's refusal of a path no operation of the document has. */
+function isValidatorNotFound(error: unknown): boolean {
+  return error instanceof OpenApiValidator.error.NotFound;
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */

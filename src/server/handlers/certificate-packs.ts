@@ -1,4 +1,4 @@
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { listReply, pageRequest, requireZone } from './access';
 
 export const certificatePackHandlers: Pick<Handlers, 'listCertificatePacks'> = {

@@ -1,4 +1,4 @@
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { certificatePackHandlers } from './certificate-packs';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';

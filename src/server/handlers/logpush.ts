@@ -1,5 +1,5 @@
 import { notFound } from '../http/errors';
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { checkJobFields } from '../logpush/job-checks';
 import { toApiJob, updateJob } from '../logpush/job-updates';
 import { accountOwners, zoneOwners, type OwnerKind, type TwinContext } from './owners';

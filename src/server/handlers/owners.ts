@@ -1,5 +1,5 @@
 import type { LogpushJobRepository, Repositories, RulesetScope, Zone } from '../../store';
-import type { Context, OperationId } from '../http/operations';
+import type { Context, OperationId } from '../operations';
 import { requireAccount, requireZone } from './access';
 
 /*

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/api';
 import type { Repositories, Rule, RuleInput, RulePatch, Ruleset, RuleWriteOptions } from '../../store';
 import { ApiError, Codes, notFound } from '../http/errors';
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { checkRules, type RuleCheckScope } from '../rules/check-rules';
 import { toApiRuleset, toRuleInputs } from '../rules/rule-inputs';
 import { ruleSchemaErrors } from '../rules/rule-schema';

@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/api';
 import type { RulesetScope } from '../../store';
 import { noEntrypoint, notFound } from '../http/errors';
-import { noContent, type Context, type Handlers, type OperationId } from '../http/operations';
+import { noContent, type Context, type Handlers, type OperationId } from '../operations';
 import { toApiRuleset } from '../rules/rule-inputs';
 import { accountOwners, zoneOwners, type OwnerKind, type TwinContext } from './owners';
 

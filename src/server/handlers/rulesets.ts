@@ -1,8 +1,8 @@
 import type { components } from '../../../generated/api';
 import type { Repositories, Ruleset, RulesetUpdate, Zone } from '../../store';
-import { decodeCursor } from '../http/cursor';
+import { decodeCursor } from './cursor';
 import { badRequest, noEntrypoint, notFound } from '../http/errors';
-import { noContent, type Handlers } from '../http/operations';
+import { noContent, type Handlers } from '../operations';
 import { checkRules } from '../rules/check-rules';
 import { checkRuleList, toApiRuleset, toRuleInputs } from '../rules/rule-inputs';
 import { MANAGED_PHASE } from '../waf/managed-rulesets';

@@ -1,6 +1,6 @@
 import { TEXT_OPERATORS, type TextFilter, type TextOperator, type ZoneListFilter } from '../../store';
 import type { Scope } from '../auth/credentials';
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { listReply, requireZone } from './access';
 
 /** `contains:example` → contains "example"; a value with no known operator before a colon is matched whole. */

@@ -2,10 +2,10 @@
  * Handler types derived from the generated document types, keyed by operationId: a change in
  * the document that breaks a handler breaks the type check.
  */
-import type { operations } from '../../../generated/api';
-import type { Store } from '../../store';
-import type { Principal } from '../auth/credentials';
-import type { ResultInfo } from './envelope';
+import type { operations } from '../../generated/api';
+import type { Store } from '../store';
+import type { Principal } from './auth/credentials';
+import type { ResultInfo } from './http/envelope';
 
 export type OperationId = keyof operations;
 

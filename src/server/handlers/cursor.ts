@@ -1,5 +1,5 @@
 import type { PageRequest } from '../../store';
-import { badRequest } from './errors';
+import { badRequest } from '../http/errors';
 
 /**
  * Opaque page cursors for clients that page by cursor (the official client does on rulesets):
