@@ -6,10 +6,10 @@
 export type {
   AccountOrder,
   AccountRepository,
-  CheckedWrite,
   CertificatePackListOptions,
   CertificatePackOrder,
   CertificatePackRepository,
+  CheckedWrite,
   InvitationRepository,
   LogpushJobRepository,
   MigrationTransition,
