@@ -16,7 +16,7 @@ import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
 import { requestLogger } from './http/request-logger';
 import { routeFirst } from './http/routing';
 import { series } from './http/series';
-import { rememberAcceptedRequests } from './http/validation-memo';
+import { acceptedRequestMemo } from './http/validation-memo';
 import type { AnyReply, Context, Handler, OperationId } from './operations';
 import { storeErrorAnswer } from './store-errors';
 
@@ -106,11 +106,14 @@ export function createApp(options: AppOptions): App {
   // Routing comes first, as on the real service: an unknown route is a 404 with or without
   // credentials. Bodies are read only after routing and authentication: an unknown route or a
   // client without credentials never makes the server parse up to 1 MiB.
+  // A repeat of an accepted method and path gets the validator's verdict back before routing, and
+  // skips it and the request steps (see validation-memo.ts).
+  const memo = acceptedRequestMemo(document);
   const api = series([
     headAsGet,
-    route,
+    memo.recall([route]),
     authenticateRequest,
-    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), refuseKept, ...requestSteps], document),
+    memo.validate([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), refuseKept, ...requestSteps]),
     ...responseSteps,
     dispatch,
   ]);
