@@ -3,9 +3,14 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
+import { FaultSet } from '../faults';
+import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import { frozenJson, type Store } from '../store';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
+import { faultsEndpoint, FAULTS_PATH } from './faults/control-endpoint';
+import { apiFaultCatalogue, injectFaults } from './faults/fault-step';
+import { limitRequests } from './faults/rate-limit-step';
 import { handlers } from './handlers';
 import { resultSender, sendError } from './http/envelope';
 import { toApiError } from './http/error-mapper';
@@ -28,6 +33,10 @@ export interface AppOptions {
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
+  /** Fault rules to start with (the `api` list of FAULTS_FILE); /__faults sets them at run time. */
+  faultRules?: { list: unknown; source: string };
+  /** The platform's rate limit per user (RATE_LIMIT); none when absent. */
+  rateLimit?: RateLimitPolicy;
 }
 
 export interface App {
@@ -53,19 +62,24 @@ export function createApp(options: AppOptions): App {
   // From the document as written: the validation copy has no discriminator mappings.
   const wording = documentWording(loadDocument());
   const validator = documentValidator(document, options.validateResponses === true);
+  // Bad rules throw here, before the server listens.
+  const faults = new FaultSet('api', apiFaultCatalogue(document), (entry) => logger.warn(entry, 'fault injected'));
+  if (options.faultRules) faults.replace(options.faultRules.list, options.faultRules.source);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // The validator routes by this setting too: the document's paths are matched case for case.
+  // The document's paths are matched case for case: the validator, which routes the API, reads
+  // this setting. What the app serves outside the API answers in any case, as Express matches by
+  // default: their paths are written case-insensitive.
   app.enable('case sensitive routing');
-  // For load balancers: outside the API (no document, no credentials) and not logged per probe;
-  // in any case, as Express matches by default.
+  // For load balancers: outside the API (no document, no credentials) and not logged per probe.
   app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
     databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
   });
   app.use(requestLogger(logger));
+  app.use(new RegExp(`^${FAULTS_PATH}(?=/|$)`, 'i'), faultsEndpoint(faults, credentials));
 
   const prefix = `${basePath}/`;
   const { routingSteps, requestSteps, responseSteps } = splitValidator(validator);
@@ -109,11 +123,15 @@ export function createApp(options: AppOptions): App {
   // A repeat of an accepted method and path gets the validator's verdict back before routing, and
   // skips it and the request steps (see validation-memo.ts).
   const memo = acceptedRequestMemo(document);
+  // Faults and the rate limit answer before the response validator wraps the response: their
+  // answers are the platform's, which the document does not list.
   const api = series([
     headAsGet,
     memo.recall([route]),
     authenticateRequest,
+    ...(options.rateLimit ? [limitRequests(new RequestBudget(options.rateLimit))] : []),
     memo.validate([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), refuseKept, ...requestSteps]),
+    injectFaults(faults),
     ...responseSteps,
     dispatch,
   ]);

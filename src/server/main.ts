@@ -3,6 +3,7 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
+import { readRulesFile } from '../faults';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
 import { loadConfig, type ServerConfig } from './config';
@@ -21,9 +22,19 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  // Read before the store opens: a bad rules file stops the start with nothing opened.
+  const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
-  const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
+  const { app, ready } = createApp({
+    store,
+    database,
+    credentials: config.credentials,
+    logger,
+    validateResponses: config.validateResponses,
+    ...(faultRules ? { faultRules } : {}),
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+  });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
@@ -38,7 +49,11 @@ async function main(): Promise<void> {
   }
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
-  logger.info({ url, ...where }, 'ready');
+  const extras = {
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    ...(faultRules ? { faultsFile: config.faultsFile, faultRules: (faultRules.list as unknown[]).length } : {}),
+  };
+  logger.info({ url, ...where, ...extras }, 'ready');
 
   let stopping = false;
   const stop = (signal: string) => {

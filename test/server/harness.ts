@@ -6,9 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { ApiError, createApiClient, type ApiClient } from '../../src/client';
 import { createApp, CredentialRegistry, everything, httpServerOptions, sha256, type Scope } from '../../src/server';
+import type { RateLimitPolicy } from '../../src/rate-limit';
 import { openSqliteStore, type Clock, type Store } from '../../src/store';
 
 export const ids = {
@@ -64,6 +65,12 @@ export interface StartOptions {
   tokens?: ExtraToken[];
   /** Validate every response (default true); false runs the server as `npm start` does. */
   validateResponses?: boolean;
+  /** Fault rules to start with, as FAULTS_FILE's `api` list. */
+  faultRules?: unknown[];
+  /** The platform's rate limit, as RATE_LIMIT turns it on. */
+  rateLimit?: RateLimitPolicy;
+  /** Where the server logs (silent by default, or at TEST_SERVER_LOG's level). */
+  logger?: Logger;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -79,7 +86,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   for (const extra of options.tokens ?? []) {
     credentials.addToken(sha256(extra.token), { name: 'extra', email: extra.email ?? null, scope: extra.scope });
   }
-  const { app, ready } = createApp({ store, credentials, logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }), validateResponses: options.validateResponses ?? true });
+  const { app, ready } = createApp({
+    store,
+    credentials,
+    logger: options.logger ?? pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }),
+    validateResponses: options.validateResponses ?? true,
+    ...(options.faultRules ? { faultRules: { list: options.faultRules, source: 'test rules' } } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+  });
   await ready;
   const server: Server = await new Promise((resolve) => {
     const listening = createServer(httpServerOptions, app).listen(0, '127.0.0.1', () => resolve(listening));

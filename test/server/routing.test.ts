@@ -45,13 +45,23 @@ describe('the order of routing refusals', () => {
     const upper = await answer(await server.fetch(`/ZONES/${ids.proZone}`));
     expect(upper).toMatchObject({ status: 404, codes: [7003, 7000] });
     expect(upper.messages[0]).toBe(`Could not route to /client/v4/ZONES/${ids.proZone}, perhaps your object identifier is invalid?`);
+    // Whatever the method: a path in another case is no route at all.
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      const other = await server.fetch(`/ZONES/${ids.proZone}`, { method, headers: bearer() });
+      expect({ method, status: other.status }).toEqual({ method, status: 404 });
+    }
   });
 
-  it('answers the readiness probe in any case, outside the API', async () => {
+  it('answers the readiness probe and the faults endpoint in any case, outside the API', async () => {
     const origin = new URL(server.baseUrl).origin;
     for (const path of ['/readyz', '/READYZ', '/readyz/']) {
       const response = await fetch(`${origin}${path}`);
       expect({ path, status: response.status, body: await response.json() }).toEqual({ path, status: 200, body: { ready: true, database: 'sqlite' } });
     }
+    for (const path of ['/__faults', '/__FAULTS', '/__faults/']) {
+      const response = await fetch(`${origin}${path}`, { headers: bearer() });
+      expect({ path, status: response.status, body: await response.json() }).toMatchObject({ path, status: 200, body: { success: true, result: { api: [] } } });
+    }
+    expect((await fetch(`${origin}/__faultsx`, { headers: bearer() })).status).toBe(404);
   });
 });
