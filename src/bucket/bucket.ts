@@ -21,6 +21,7 @@ import type { StoredPart, UploadInProgress, UploadInventory } from './inventory'
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
+import { ObjectExpiry } from './object-expiry';
 import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
@@ -32,15 +33,19 @@ export class BucketRuntime implements Bucket, UploadInventory {
   readonly #engine: StorageEngine;
   readonly #settings: RuntimeSettings;
   readonly #uploads: UploadOperations;
+  readonly #expiry: ObjectExpiry;
 
   constructor(engine: StorageEngine, settings: RuntimeSettings) {
     this.#engine = engine;
     this.#settings = settings;
     this.#uploads = new UploadOperations(engine, settings);
+    this.#expiry = new ObjectExpiry(engine, settings);
   }
 
   async head(key: string): Promise<StoredObject | null> {
-    const record = await this.#engine.head(requireKey(key, 'head'));
+    const k = requireKey(key, 'head');
+    await this.#expiry.sweepIfDue();
+    const record = await this.#engine.head(k);
     return record && new StoredObjectResult(record, { ...record, range: this.#whole(record) });
   }
 
@@ -52,6 +57,7 @@ export class BucketRuntime implements Bucket, UploadInventory {
     const condition = parseCondition(o.onlyIf);
     const range = parseRange(o.range);
     const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    await this.#expiry.sweepIfDue();
     let served: ByteRange | undefined;
     const found = await this.#engine.read(k, (record) => {
       if (condition && !conditionHolds(condition, record)) return null;
@@ -111,6 +117,7 @@ export class BucketRuntime implements Bucket, UploadInventory {
   async list(options?: ListOptions): Promise<ListResult> {
     const request = parseListOptions(options, this.#settings.honourInclude);
     if (!request) return emptyPage();
+    await this.#expiry.sweepIfDue();
     return this.#engine.list((scan) => buildPage(scan, request));
   }
 

@@ -1,0 +1,45 @@
+/**
+ * Objects deleted by the bucket's lifecycle rules. The platform deletes expired objects some
+ * time after they expire, not at the instant; here a bucket looks for them when it is used, at
+ * most once a minute (by its clock), so a busy bucket pays a scan a minute, not one per call.
+ */
+import type { StorageEngine } from './engine';
+import { lifecyclePolicy } from './lifecycle';
+import type { RuntimeSettings } from './settings';
+
+/** Longest time between two looks for expired objects of a bucket in use. */
+export const OBJECT_SWEEP_INTERVAL_MS = 60_000;
+
+export class ObjectExpiry {
+  #lastSweep = Number.NEGATIVE_INFINITY;
+  #running: Promise<void> | undefined;
+
+  constructor(
+    private readonly engine: StorageEngine,
+    private readonly settings: RuntimeSettings,
+  ) {}
+
+  /** Deletes the objects the rules expire, when the last look is a minute old or more. */
+  async sweepIfDue(): Promise<void> {
+    const now = this.settings.clock();
+    if (now - this.#lastSweep < OBJECT_SWEEP_INTERVAL_MS) return this.#running;
+    this.#lastSweep = now;
+    this.#running = this.#sweep(now).finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async #sweep(now: number): Promise<void> {
+    const policy = lifecyclePolicy(await this.settings.lifecycle());
+    if (!policy.deletesObjects) return;
+    for (const prefix of new Set(policy.deletionPrefixes)) {
+      const expired = await this.engine.list((scan) => {
+        const keys: string[] = [];
+        for (const record of scan(prefix, prefix)) {
+          if (policy.objectExpired(record.key, record.uploaded, now)) keys.push(record.key);
+        }
+        return keys;
+      });
+      for (let at = 0; at < expired.length; at += 1000) await this.engine.delete(expired.slice(at, at + 1000));
+    }
+  }
+}
