@@ -1,5 +1,5 @@
 // `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]...`:
-// serves the buckets of a data directory through an S3-compatible API. See README (S3-compatible endpoint).
+// serves the buckets of a data directory through an S3-compatible API. See docs/s3-endpoint.md.
 import { parseArgs } from 'node:util';
 import {
   ACCESS_KEY_ID_VARIABLE,

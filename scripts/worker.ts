@@ -1,5 +1,5 @@
 // `npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]`: serves a module worker
-// with the buckets, vars and secrets of its configuration file. See README (Workers).
+// with the buckets, vars and secrets of its configuration file. See docs/buckets-and-workers.md.
 import { parseArgs } from 'node:util';
 import { BucketCatalogueError } from '../src/bucket';
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, WorkerConfigError, WorkerStartError } from '../src/worker';

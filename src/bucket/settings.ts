@@ -9,7 +9,7 @@ export interface RuntimeOptions {
    * The worker's compatibility date (`YYYY-MM-DD`). From 2022-08-04 `list` honours `include`;
    * before, listed objects always carry both metadata kinds. From 2025-12-03 a `range` object
    * carries `suffix: undefined` too. Without a date the runtime behaves as for a current worker.
-   * (The README's "Compatibility dates" table lists these in one place.)
+   * (docs/buckets-and-workers.md's "Compatibility dates" table lists these in one place.)
    */
   compatibilityDate?: string;
   /**

@@ -1,6 +1,6 @@
 // Entry point of `npm start`: the management API on PORT (default 8787) under /client/v4,
 // with its state in PostgreSQL when DATABASE_URL is set, else in SQLite under DATA_DIR
-// (default ./data). See README for every setting.
+// (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';

@@ -1,4 +1,4 @@
-// The contract tests that do not pass under Miniflare, by title, each with the README row
+// The contract tests that do not pass under Miniflare, by title, each with its row in docs/buckets-and-workers.md
 // (section "Allowed differences from the platform") that explains it. Two kinds:
 // - 'proxy cannot call': Miniflare's bucket is driven from Node through its proxy, which cannot
 //   carry the call (a Headers argument, a stream with a known length, a byte stream, a settable
@@ -9,7 +9,7 @@
 
 export interface MiniflareDifference {
   kind: 'proxy cannot call' | 'differs';
-  /** The README row: the text of its first column, without backquotes. */
+  /** The docs row: the text of its first column, without backquotes. */
   row: string;
 }
 

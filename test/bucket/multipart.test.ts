@@ -283,4 +283,4 @@ eachEngine(({ open, openTwo }) => {
       expect(object.httpMetadata).toEqual({ contentType: 'image/gif' });
     });
   });
-}, OUR_ENGINES); // parts of a few bytes and a settable clock: runtime options Miniflare lacks (README, allowed differences)
+}, OUR_ENGINES); // parts of a few bytes and a settable clock: runtime options Miniflare lacks (docs/buckets-and-workers.md, allowed differences)

@@ -68,6 +68,14 @@ describe('the published docs', () => {
       }
     }
     expect(rendered.sort()).toEqual([...Object.values(howTos).flat(), ...[...byTag.values()].flat()].sort());
+    // Beside the operations: the bucket binding's reference, generated from its contract, and the
+    // S3 endpoint's page, each with its own sidebar entries.
+    await page.getByText('Bucket binding', { exact: true }).first().click();
+    await page.getByText('MultipartUpload', { exact: true }).first().click();
+    await headings('MultipartUpload').waitFor({ timeout: 30_000 });
+    expect(await page.getByText('resumeMultipartUpload(key: string, uploadId: string): MultipartUpload').first().isVisible()).toBe(true);
+    await page.getByText('S3 endpoint', { exact: true }).first().click();
+    await headings('S3 endpoint').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(artifacts, 'docs.png') });
     expect(pageErrors).toEqual([]);
     // Nothing leaves the file (the page's own blob: workers and data: images stay in it).

@@ -1,6 +1,6 @@
 // The HTTP suite of the reference worker, run unchanged against every runtime that serves it: our
 // host and Miniflare (workerd), each at an old and a current compatibility date. Where runtimes
-// may answer differently, the expectation comes from ./runtime-differences (the README's table).
+// may answer differently, the expectation comes from ./runtime-differences (the table in docs/buckets-and-workers.md).
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { differences, type Runtime } from './runtime-differences';

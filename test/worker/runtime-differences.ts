@@ -1,5 +1,5 @@
 // Where our host and Miniflare may answer the same request differently, each for a reason given
-// in the README's table of allowed differences. Everything else must agree.
+// in the table of allowed differences in docs/buckets-and-workers.md. Everything else must agree.
 
 export type Runtime = 'host' | 'miniflare';
 

@@ -10,7 +10,7 @@ vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_T
 
 const EXAMPLE = join(ROOT, 'examples/reference-worker/wrangler.toml');
 
-test('the example configuration serves the reference worker as the README says', async () => {
+test('the example configuration serves the reference worker as docs/buckets-and-workers.md says', async () => {
   const dataDir = await dataDirectoryWith('my-bucket');
   const host = await startHost(
     ['--config', 'examples/reference-worker/wrangler.toml', '--port', '0', '--data-dir', dataDir],

@@ -1,4 +1,4 @@
-/** Connection limits of the HTTP server in front of the app (README: HTTP_* variables). */
+/** Connection limits of the HTTP server in front of the app (docs/server.md: HTTP_* variables). */
 export interface HttpLimits {
   /** Longest time to receive a request's headers. */
   headersTimeoutMs: number;
