@@ -3381,7 +3381,13 @@ export interface components {
          *     the real service accepts as JSON, and so does this one.
          */
         BucketCreate: {
-            name: components["schemas"]["BucketName"];
+            /**
+             * @description Name of the new bucket. The platform's rule (3 to 63 lower-case letters, digits and hyphens, neither
+             *     first nor last a hyphen) is checked by the service, which answers a name that breaks it
+             *     with 400 and code 10005, as the real service does.
+             * @example my-bucket
+             */
+            name: string;
             locationHint?: components["schemas"]["BucketLocation"];
             storageClass?: components["schemas"]["StorageClass"];
         };
@@ -3589,7 +3595,13 @@ export interface components {
          *     reachable when it starts with one of the prefixes or is one of the objects.
          */
         TemporaryCredentialsRequest: {
-            bucket: components["schemas"]["BucketName"];
+            /**
+             * @description The bucket the credentials reach. The platform's rule (3 to 63 lower-case letters, digits and hyphens, neither
+             *     first nor last a hyphen) is checked by the service, which answers a name that breaks it
+             *     with 400 and code 10005, as the real service does.
+             * @example my-bucket
+             */
+            bucket: string;
             /**
              * @description Access key id of the S3 key the credentials derive from; they never exceed it.
              * @example LOCALKEY

@@ -60,3 +60,13 @@ export { MemoryEngine } from './memory-engine';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
 export type { StorageEngine } from './engine';
+export {
+  grantRefusal,
+  issueTemporaryCredentials,
+  openSessionToken,
+  TemporaryCredentialsError,
+  type ScopedAccess,
+  type TemporaryCredentials,
+  type TemporaryGrant,
+  type TemporaryPermission,
+} from './temporary-credentials';

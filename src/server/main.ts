@@ -3,6 +3,7 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
+import { BucketCatalogue } from '../bucket';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
 import { loadConfig, type ServerConfig } from './config';
@@ -23,7 +24,18 @@ async function main(): Promise<void> {
   };
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
-  const { app, ready } = createApp({ store, database, credentials: config.credentials, logger, validateResponses: config.validateResponses });
+  // The buckets of the data directory: the same catalogue `npm run bucket`, workers and the S3
+  // endpoint use, so the API serves the buckets they see.
+  const buckets = new BucketCatalogue(config.dataDir);
+  const { app, ready } = createApp({
+    store,
+    database,
+    credentials: config.credentials,
+    buckets,
+    s3AccessKeys: config.s3AccessKeys,
+    logger,
+    validateResponses: config.validateResponses,
+  });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
     const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
@@ -49,7 +61,7 @@ async function main(): Promise<void> {
     force.unref();
     // In-flight requests finish first, then the store drains and closes its connections.
     server.close(() => {
-      store.close().then(
+      Promise.all([store.close(), buckets.close()]).then(
         () => exit(0),
         () => exit(1),
       );
