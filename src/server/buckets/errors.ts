@@ -18,7 +18,9 @@ export function asApiError(error: unknown): unknown {
   }
   if (error instanceof BucketError) {
     const status = RUNTIME_STATUS[error.code];
-    return status === undefined ? error : ApiError.of(status, error.code, error.message);
+    if (status === undefined) return error;
+    const why = error.code === 10020 ? ': keys are at most 1024 bytes of UTF-8' : '';
+    return ApiError.of(status, error.code, `${error.message}${why}`);
   }
   // The runtime refuses argument mistakes; here the arguments come from the request (a header).
   if (error instanceof TypeError || error instanceof RangeError || isConditionalHeaderRefusal(error)) {
