@@ -80,7 +80,11 @@ export function createApp(options: AppOptions): App {
   /** Routing, then authentication, before anything reads the body. */
   const routeAndAuthenticate = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     // An object key may arrive with its slashes as they are (wrangler): one segment from here on.
-    if (req.url.includes('/objects/')) req.url = oneSegmentObjectKey(req.url);
+    // (The validator routes by `originalUrl`, so both change.)
+    if (req.url.includes('/objects/')) {
+      req.url = oneSegmentObjectKey(req.url);
+      req.originalUrl = oneSegmentObjectKey(req.originalUrl);
+    }
     // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
     // response, created for a HEAD request, drops the body and keeps the headers.
     if (req.method === 'HEAD') {
