@@ -4,7 +4,6 @@
  * answers with.
  */
 import type { IncomingMessage } from 'node:http';
-import { Readable } from 'node:stream';
 import { declareStreamLength, type StoredObject } from '../../bucket';
 import { ApiError, Codes } from '../http/errors';
 
@@ -44,7 +43,8 @@ export function uploadBody(request: IncomingMessage): ReadableStream<Uint8Array>
     );
   }
   if (length === 0) return '';
-  const stream = Readable.toWeb(request) as ReadableStream<Uint8Array>;
+  // Pulled chunk by chunk from the request (Readable.toWeb reads ahead without bound).
+  const stream = ReadableStream.from(request as AsyncIterable<Uint8Array>);
   declareStreamLength(stream, length);
   return stream;
 }
