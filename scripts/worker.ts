@@ -2,7 +2,7 @@
 // with the buckets, vars and secrets of its configuration file. See docs/buckets-and-workers.md.
 import { parseArgs } from 'node:util';
 import { BucketCatalogueError } from '../src/bucket';
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, WorkerConfigError, WorkerStartError } from '../src/worker';
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, ConfigFileError, WorkerStartError } from '../src/worker';
 import { stopOnSignals } from './stop-on-signals';
 
 const USAGE = `Usage: npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   try {
     worker = await startWorker(args);
   } catch (error) {
-    const expected = error instanceof WorkerConfigError || error instanceof WorkerStartError || error instanceof BucketCatalogueError;
+    const expected = error instanceof ConfigFileError || error instanceof WorkerStartError || error instanceof BucketCatalogueError;
     process.stderr.write(`cannot start the worker:\n${expected ? error.message : String((error as Error).stack ?? error)}\n`);
     process.exit(EXIT_FAILURE);
   }

@@ -4,7 +4,7 @@
  * only, never logged, never written to the data directory, and never part of a message.
  */
 import fs from 'node:fs';
-import { parseDevVars } from '../worker';
+import { parseDevVars } from '../config-files';
 import type { AccessKeys } from './sigv4';
 
 /** The variables naming one access key in the environment. */

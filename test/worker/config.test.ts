@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadWorkerConfig, requireExistingBuckets, WorkerConfigError, type WorkerConfig } from '../../src/worker';
+import { loadWorkerConfig, requireExistingBuckets, ConfigFileError, type WorkerConfig } from '../../src/worker';
 import { configDirectory, configFile } from './config-files';
 
 const TODAY = new Date('2025-06-01T12:00:00Z');
@@ -83,10 +83,10 @@ function problemsOf(file: string): string[] {
   try {
     loadWorkerConfig(file, TODAY);
   } catch (error) {
-    expect(error).toBeInstanceOf(WorkerConfigError);
-    expect((error as WorkerConfigError).file).toBe(file);
-    expect((error as Error).message).toBe((error as WorkerConfigError).problems.join('\n'));
-    return (error as WorkerConfigError).problems.map((problem) => {
+    expect(error).toBeInstanceOf(ConfigFileError);
+    expect((error as ConfigFileError).file).toBe(file);
+    expect((error as Error).message).toBe((error as ConfigFileError).problems.join('\n'));
+    return (error as ConfigFileError).problems.map((problem) => {
       expect(problem.startsWith(file)).toBe(true);
       return problem.slice(file.length);
     });
@@ -309,8 +309,9 @@ describe('malformed files are reported with line and column', () => {
     ]);
   });
 
-  test('an empty JSON file', () => {
-    expect(problemsOf(jsonc('  // nothing\n'))).toEqual([': the file is empty; a worker configuration needs at least "main"']);
+  test('an empty JSON file holds no keys, as an empty TOML file', () => {
+    expect(problemsOf(jsonc('  // nothing\n'))).toEqual([': main: missing: the path of the module worker to serve, relative to this file']);
+    expect(problemsOf(configFile('wrangler.toml', '# nothing\n'))).toEqual([': main: missing: the path of the module worker to serve, relative to this file']);
   });
 
   test('a file of another kind, a missing file, an unreadable file', () => {
@@ -329,7 +330,7 @@ describe('bound buckets must exist', () => {
     const file = toml('[[r2_buckets]]\nbinding = "A"\nbucket_name = "photos"\n[[r2_buckets]]\nbinding = "B"\nbucket_name = "archive"');
     const config = loadWorkerConfig(file, TODAY);
     expect(() => requireExistingBuckets(config, ['photos', 'other'], '/srv/data')).toThrow(
-      new WorkerConfigError(file, [
+      new ConfigFileError(file, [
         `${file}: r2_buckets[1].bucket_name: no bucket "archive" in the data directory /srv/data (create it with: npm run bucket -- create archive --data-dir /srv/data)`,
       ]),
     );

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { loadWorkerConfig, resolveSecrets, WorkerConfigError } from '../../src/worker';
+import { loadWorkerConfig, resolveSecrets, ConfigFileError } from '../../src/worker';
 import { configDirectory, configFile } from './config-files';
 
 /** A configuration in a fresh directory, with `devVars` as its .dev.vars file when given. */
@@ -16,8 +16,8 @@ function problems(run: () => unknown): string[] {
   try {
     run();
   } catch (error) {
-    expect(error).toBeInstanceOf(WorkerConfigError);
-    return (error as WorkerConfigError).problems;
+    expect(error).toBeInstanceOf(ConfigFileError);
+    return (error as ConfigFileError).problems;
   }
   throw new Error('no problem reported');
 }
@@ -79,7 +79,7 @@ describe('the .dev.vars syntax', () => {
     expect(read('\uFEFF# local secrets\r\n\r\nexport A=1\r\n  B = two words  \r\nC=\r\n')).toEqual({ A: '1', B: 'two words', C: '' });
   });
 
-  test('quoted values: single as written, double with escapes, across lines, comments after', () => {
+  test('quoted values as the platform tooling reads them (dotenv): single as written, double with \\n only, across lines, # starts a comment', () => {
     const text = [
       `S='it is \\n literal' # comment`,
       'D="tab\\there \\"quoted\\" back\\\\slash"',
@@ -92,12 +92,18 @@ describe('the .dev.vars syntax', () => {
     ].join('\n');
     expect(read(text)).toEqual({
       S: 'it is \\n literal',
-      D: 'tab\there "quoted" back\\slash',
+      // Only \n and \r are escapes in double quotes; other backslashes stay as written.
+      D: 'tab\\there \\"quoted\\" back\\\\slash',
       PEM: '-----BEGIN KEY-----\nabc=def\n-----END KEY-----',
       HASH: 'value',
-      KEEP: 'value#not-a-comment',
+      KEEP: 'value',
       EMPTY: '',
     });
+  });
+
+  test('the other spellings dotenv takes: KEY: value, dots and dashes in keys, back quotes, escaped quotes', () => {
+    const text = ['A: colon form', 'db.host=localhost', 'api-key=k', 'T=`back quoted`', 'E="say \\"hi\\"\n twice"'].join('\n');
+    expect(read(text)).toEqual({ A: 'colon form', 'db.host': 'localhost', 'api-key': 'k', T: 'back quoted', E: 'say \\"hi\\"\n twice' });
   });
 
   test('mistakes are reported by line, never quoting a value', () => {
@@ -105,8 +111,8 @@ describe('the .dev.vars syntax', () => {
     const { config, devVarsFile } = setUp('', text);
     const reported = problems(() => resolveSecrets(config, {}));
     expect(reported).toEqual([
-      `${devVarsFile}:2:1: expected KEY=value (KEY: letters, digits and _, not starting with a digit)`,
-      `${devVarsFile}:3:1: expected KEY=value (KEY: letters, digits and _, not starting with a digit)`,
+      `${devVarsFile}:2:1: expected KEY=value (KEY: letters, digits, _, . and -)`,
+      `${devVarsFile}:3:1: expected KEY=value (KEY: letters, digits, _, . and -)`,
       // A's quote closes on the next line, where text follows it.
       `${devVarsFile}:4:3: A: unexpected text after the closing quote`,
       `${devVarsFile}:5:3: B: unexpected text after the closing quote`,

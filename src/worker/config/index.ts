@@ -5,14 +5,13 @@
  * and `[secrets] required`. Deployment-only keys (routes, observability, ...) are accepted and
  * reported as ignored; any other key is an error.
  *
- * - `loadWorkerConfig(path)`: reads and checks a file; a `WorkerConfigError` lists every problem
+ * - `loadWorkerConfig(path)`: reads and checks a file; a `ConfigFileError` (from `src/config-files`) lists every problem
  *   with the file, the key path or line:column, and the reason.
  * - `requireExistingBuckets(config, names, dataDir)`: every bound bucket must exist.
  * - `resolveSecrets(config, environment)`: secrets from the environment or `.dev.vars` beside
  *   the file (see `resolveSecrets` for which), never from the configuration itself.
  */
-export { WorkerConfigError } from './config-error';
-export { parseDevVars } from './dev-vars';
+export { ConfigFileError } from '../../config-files';
 export { loadWorkerConfig, requireExistingBuckets } from './load-config';
 export { DEV_VARS_FILE, resolveSecrets, type SecretSource, type Secrets } from './secrets';
 export type { BucketBinding, VarValue, WorkerConfig } from './worker-config';

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import { resolve } from 'node:path';
-import { ProblemList } from './config-error';
-import { formatOfFile, parseConfigText } from './parse-config-text';
-import { readTextFile } from './read-text-file';
+import { formatOfFile, parseConfigText, ProblemList, readTextFile } from '../../config-files';
 import { validateConfig } from './validate-config';
 import type { WorkerConfig } from './worker-config';
 
 /**
  * Reads and checks a worker configuration file (`.toml`, or `.json` / `.jsonc` with comments).
- * Throws a `WorkerConfigError` listing every problem: syntax with line and column, then each
+ * Throws a `ConfigFileError` listing every problem: syntax with line and column, then each
  * bad entry with its key path and the reason.
  */
 export function loadWorkerConfig(path: string, today = new Date()): WorkerConfig {

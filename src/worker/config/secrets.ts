@@ -1,7 +1,5 @@
 import { dirname, join } from 'node:path';
-import { ProblemList } from './config-error';
-import { parseDevVars } from './dev-vars';
-import { readTextFile } from './read-text-file';
+import { parseDevVars, ProblemList, readTextFile } from '../../config-files';
 import type { WorkerConfig } from './worker-config';
 
 /** The platform's local secrets file, beside the configuration; never committed. */

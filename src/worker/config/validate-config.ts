@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ProblemList } from './config-error';
+import type { ProblemList } from '../../config-files';
 import { identifierProblem } from './identifiers';
 import { describeValue, isTable, keyPath, type Table } from './values';
 import type { BucketBinding, VarValue, WorkerConfig } from './worker-config';

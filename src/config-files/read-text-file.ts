@@ -1,8 +1,8 @@
 import fs from 'node:fs';
-import { ProblemList } from './config-error';
+import { ProblemList } from './problems';
 
 /**
- * The text of a file. A file that cannot be read is a `WorkerConfigError` naming it and the
+ * The text of a file. A file that cannot be read is a `ConfigFileError` naming it and the
  * reason; a missing one answers undefined instead when it is `optional`.
  */
 export function readTextFile(file: string, optional?: false): string;

@@ -1,10 +1,10 @@
 /**
- * A worker configuration that cannot be used. Every problem is one line naming the file, the
+ * A configuration file that cannot be used. Every problem is one line naming the file, the
  * place in it (`r2_buckets[1].binding`, or `line:column` for syntax) and the reason, so all of
  * them can be fixed in one pass.
  */
-export class WorkerConfigError extends Error {
-  override readonly name = 'WorkerConfigError';
+export class ConfigFileError extends Error {
+  override readonly name = 'ConfigFileError';
 
   constructor(
     /** The file the problems are in. */
@@ -51,7 +51,7 @@ export class ProblemList {
     if (this.#lines.length > 0) throw this.#error();
   }
 
-  #error(): WorkerConfigError {
-    return new WorkerConfigError(this.#file, [...this.#lines]);
+  #error(): ConfigFileError {
+    return new ConfigFileError(this.#file, [...this.#lines]);
   }
 }

@@ -1,8 +1,8 @@
 import { parseTree, printParseErrorCode, getNodeValue, type Node, type ParseError } from 'jsonc-parser';
 import { parse as parseToml, TomlError } from 'smol-toml';
-import { ProblemList } from './config-error';
+import { ProblemList } from './problems';
 
-/** The two spellings of the platform's worker configuration. */
+/** The two spellings of the platform's configuration files (wrangler's). */
 export type ConfigFormat = 'toml' | 'jsonc';
 
 /** The format a configuration file is written in, from its extension. */
@@ -15,7 +15,7 @@ export function formatOfFile(file: string): ConfigFormat | undefined {
 
 /**
  * Parses configuration text into plain values. Syntax errors (and, for JSONC, keys given twice
- * in one object, which TOML already forbids) are thrown as a `WorkerConfigError` with
+ * in one object, which TOML already forbids) are thrown as a `ConfigFileError` with
  * line and column.
  */
 export function parseConfigText(text: string, file: string, format: ConfigFormat): unknown {
@@ -44,7 +44,8 @@ function parseJsoncText(text: string, file: string): unknown {
     const { line, column } = position(text, error.offset);
     problems.failAt(line, column, `malformed JSON: ${describeJsonError(printParseErrorCode(error.error))}`);
   }
-  if (!tree) return problems.fail('', 'the file is empty; a worker configuration needs at least "main"');
+  // An empty file (comments at most) holds no keys, as an empty TOML file does.
+  if (!tree) return {};
   reportDuplicateKeys(tree, text, problems);
   problems.throwIfAny();
   return getNodeValue(tree) as unknown;
