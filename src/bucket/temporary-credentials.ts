@@ -56,7 +56,7 @@ export class TemporaryCredentialsError extends Error {
   override readonly name = 'TemporaryCredentialsError';
 
   constructor(
-    readonly reason: 'malformed' | 'unknown-parent' | 'bad-seal' | 'wrong-key' | 'expired',
+    readonly reason: 'malformed' | 'unknown-parent' | 'bad-seal' | 'expired',
     message: string,
   ) {
     super(message);
@@ -64,12 +64,12 @@ export class TemporaryCredentialsError extends Error {
 }
 
 /**
- * The grant of a session token presented with `accessKeyId`, and the secret to verify its
- * signature with. `parentSecret` finds a parent key's secret by id. Expiry is checked too.
+ * The grant of a session token, and the secret its requests are signed with (under
+ * `grant.accessKeyId`: a request signed with another key id does not verify). `parentSecret`
+ * finds a parent key's secret by id. Expiry is checked too.
  */
 export function openSessionToken(
   sessionToken: string,
-  accessKeyId: string,
   parentSecret: (id: string) => string | undefined,
   now: number,
 ): { grant: TemporaryGrant; secretAccessKey: string } {
@@ -93,9 +93,6 @@ export function openSessionToken(
   const presented = Buffer.from(sessionToken.slice(dot + 1), 'base64url');
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) {
     throw new TemporaryCredentialsError('bad-seal', 'The provided token is malformed or otherwise invalid.');
-  }
-  if (grant.accessKeyId !== accessKeyId) {
-    throw new TemporaryCredentialsError('wrong-key', 'The provided token does not belong to the access key the request is signed with.');
   }
   if (now >= grant.expiresAt) throw new TemporaryCredentialsError('expired', 'The provided token has expired.');
   return { grant, secretAccessKey: deriveSecret(secret, payload) };

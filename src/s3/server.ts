@@ -1,19 +1,26 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BucketCatalogue, type RuntimeOptions } from '../bucket';
+import { BucketCatalogue, HOME_ACCOUNT_ID, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
+import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, S3Error, toS3Error } from './errors';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
 import { verifySignature, type AccessKeys } from './sigv4';
+import { keysForRequest, requireInScope } from './temporary-credentials';
 import { xmlDocument } from './xml';
 
 export interface S3ServerOptions {
   /** Access key ids and their secret keys; requests signed with one of them are allowed. */
   accessKeys: AccessKeys;
-  /** Where the buckets live (`<dataDir>/buckets/<name>/`), shared with workers; `./data` by default. */
+  /** Where the buckets live (the catalogue of `<dataDir>`), shared with workers and the API; `./data` by default. */
   dataDir?: string;
+  /**
+   * The account whose buckets the endpoint serves (on the platform each account has its own
+   * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
+   */
+  account?: string;
   /** 8788 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -45,18 +52,26 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const now = options.now ?? Date.now;
   const publicRead = new Set(options.publicRead ?? []);
-  const catalogue = new BucketCatalogue(dataDir);
+  const account = options.account ?? HOME_ACCOUNT_ID;
+  const catalogue = new BucketCatalogue(dataDir, { defaultAccount: account });
+  const buckets = catalogue.account(account);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const requestId = randomBytes(8).toString('hex').toUpperCase();
     let request: S3Request | undefined;
     let response: S3Response;
     try {
       request = readRequest(incoming);
-      const signer = verifySignature(request, options.accessKeys, now());
-      const operation = route(request);
-      if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
-      const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
-      response = await operation.run(context);
+      if (isPreflight(request)) {
+        response = await preflight(request, buckets);
+      } else {
+        const { keys, grant } = keysForRequest(request, options.accessKeys, account, now());
+        const signer = verifySignature(request, keys, now());
+        const operation = route(request);
+        if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
+        if (grant) requireInScope(grant, request, operation.name);
+        const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
+        response = await operation.run(context);
+      }
     } catch (error) {
       response = errorResponse(
         error,
@@ -65,6 +80,9 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
         report,
         incoming,
       );
+    }
+    if (request?.headers.has('origin') && !isPreflight(request)) {
+      response = { ...response, headers: { ...response.headers, ...(await corsHeaders(request, buckets)) } };
     }
     await send(outgoing, response, requestId, incoming.method === 'HEAD', report);
   };

@@ -93,6 +93,8 @@ export interface CatalogueOptions {
   defaults?: RuntimeOptions;
   /** The account whose buckets are `<dataDir>/buckets/`; HOME_ACCOUNT_ID by default. */
   homeAccount?: string;
+  /** The account `create`, `list`, `open` and `delete` of the catalogue itself act on; the home account by default. */
+  defaultAccount?: string;
   /** Another storage than the data directory (tests; a database). */
   storage?: CatalogueStorage;
 }
@@ -102,19 +104,24 @@ export class BucketCatalogue {
   readonly #storage: CatalogueStorage;
   readonly #defaults: RuntimeOptions;
   readonly #home: string;
+  readonly #default: string;
   readonly #accounts = new Map<string, AccountBuckets>();
 
   constructor(dataDir: string, options: CatalogueOptions | RuntimeOptions = {}) {
     if (typeof dataDir !== 'string' || dataDir === '') throw new TypeError('dataDir must be a directory path.');
     // The second argument used to be the runtime defaults alone; both forms are accepted.
-    const settings: CatalogueOptions = 'defaults' in options || 'homeAccount' in options || 'storage' in options ? (options as CatalogueOptions) : { defaults: options as RuntimeOptions };
+    const settings: CatalogueOptions =
+      'defaults' in options || 'homeAccount' in options || 'defaultAccount' in options || 'storage' in options
+        ? (options as CatalogueOptions)
+        : { defaults: options as RuntimeOptions };
     this.#home = settings.homeAccount ?? HOME_ACCOUNT_ID;
+    this.#default = settings.defaultAccount ?? this.#home;
     this.#defaults = settings.defaults ?? {};
     this.#storage = settings.storage ?? new DirectoryStorage(dataDir, this.#home);
   }
 
-  /** The buckets of one account (the home account when not given). */
-  account(accountId: string = this.#home): AccountBuckets {
+  /** The buckets of one account (the default account when not given). */
+  account(accountId: string = this.#default): AccountBuckets {
     let buckets = this.#accounts.get(accountId);
     if (!buckets) {
       if (!/^[0-9a-f]{32}$/.test(accountId)) throw new TypeError(`account must be a 32-hex account id, not ${JSON.stringify(accountId)}.`);
@@ -124,22 +131,22 @@ export class BucketCatalogue {
     return buckets;
   }
 
-  /** Creates an empty bucket of the home account. Codes: 10005 invalid name, 10004 already exists. */
+  /** Creates an empty bucket of the default account. Codes: 10005 invalid name, 10004 already exists. */
   create(name: string, options?: CreateOptions): Promise<BucketInfo> {
     return this.account().create(name, options);
   }
 
-  /** Every bucket of the home account, by name. */
+  /** Every bucket of the default account, by name. */
   async list(): Promise<BucketInfo[]> {
     return (await this.account().list()).buckets;
   }
 
-  /** A bucket of the home account, for a worker. Codes: 10005 invalid name, 10006 no such bucket. */
+  /** A bucket of the default account, for a worker. Codes: 10005 invalid name, 10006 no such bucket. */
   open(name: string, options?: RuntimeOptions): Promise<OpenBucket> {
     return this.account().open(name, options);
   }
 
-  /** Deletes an empty bucket of the home account. Codes: 10005, 10006, 10008 not empty. */
+  /** Deletes an empty bucket of the default account. Codes: 10005, 10006, 10008 not empty. */
   delete(name: string): Promise<void> {
     return this.account().delete(name);
   }
