@@ -10,10 +10,13 @@ import type { RuntimeSettings } from './settings';
 /** Longest time between two looks for expired objects of a bucket in use. */
 export const OBJECT_SWEEP_INTERVAL_MS = 60_000;
 
-export class ObjectExpiry {
-  #lastSweep = Number.NEGATIVE_INFINITY;
-  #running: Promise<void> | undefined;
+/**
+ * The last look per storage, not per bucket object: front doors open a bucket per request over
+ * one shared storage, and the minute is the storage's.
+ */
+const sweeps = new WeakMap<StorageEngine, { last: number; running?: Promise<void> }>();
 
+export class ObjectExpiry {
   constructor(
     private readonly engine: StorageEngine,
     private readonly settings: RuntimeSettings,
@@ -22,10 +25,15 @@ export class ObjectExpiry {
   /** Deletes the objects the rules expire, when the last look is a minute old or more. */
   async sweepIfDue(): Promise<void> {
     const now = this.settings.clock();
-    if (now - this.#lastSweep < OBJECT_SWEEP_INTERVAL_MS) return this.#running;
-    this.#lastSweep = now;
-    this.#running = this.#sweep(now).finally(() => (this.#running = undefined));
-    return this.#running;
+    let state = sweeps.get(this.engine);
+    if (!state) sweeps.set(this.engine, (state = { last: Number.NEGATIVE_INFINITY }));
+    if (now - state.last < OBJECT_SWEEP_INTERVAL_MS) return state.running;
+    state.last = now;
+    const running = this.#sweep(now).finally(() => {
+      if (state.running === running) delete state.running;
+    });
+    state.running = running;
+    return running;
   }
 
   async #sweep(now: number): Promise<void> {

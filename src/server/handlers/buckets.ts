@@ -156,7 +156,7 @@ export const bucketHandlers: { [O in BucketOperation]: Handler<O> } = {
     answering(async () => {
       const buckets = await accountBuckets(context, context.params.account_id);
       const rules = await buckets.lifecycle(context.params.bucket_name, jurisdictionOf(context));
-      return { result: { rules: [...rules] as typeof rules extends readonly (infer R)[] ? R[] : never } };
+      return { result: { rules: [...rules] } };
     }),
 
   updateBucketLifecycle: (context) =>
