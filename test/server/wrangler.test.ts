@@ -4,7 +4,7 @@
 // created, listed and deleted, objects put, got and deleted, the refusals wrangler reports, and a
 // 64 MiB object up and down while the server's memory stays far below the object's size.
 import { createHash } from 'node:crypto';
-import { createWriteStream, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { memoryField, pseudoRandomChunk, resetPeakMemory } from '../support/process-memory';
@@ -54,8 +54,10 @@ describe('who am I', () => {
   });
 
   it('without CLOUDFLARE_ACCOUNT_ID and with two accounts, wrangler says which to choose', async () => {
-    // Its own configuration directory: wrangler remembers an account it once chose alone.
-    const { code, output } = await run(['r2', 'bucket', 'list'], { CLOUDFLARE_ACCOUNT_ID: '', XDG_CONFIG_HOME: path.join(work, 'fresh-config') });
+    // Another directory: wrangler remembers an account it once chose alone (in the directory's cache).
+    const elsewhere = path.join(work, 'elsewhere');
+    mkdirSync(elsewhere);
+    const { code, output } = await wrangler(['r2', 'bucket', 'list'], { ...env, CLOUDFLARE_ACCOUNT_ID: '' }, elsewhere);
     expect(code).not.toBe(0);
     expect(output).toContain('More than one account available');
   });
