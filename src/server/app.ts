@@ -1,7 +1,5 @@
 import { createServer, get } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
@@ -181,10 +179,36 @@ function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
     res.end();
     return;
   }
-  pipeline(Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>), res).catch((error: unknown) => {
+  const reader = body.getReader();
+  const pump = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return void res.end();
+      // The next chunk is read only once the socket took this one.
+      if (!res.write(value)) await drained(res);
+    }
+  };
+  pump().catch((error: unknown) => {
     // The client went away, or storage failed mid-body: the answer cannot say so any more.
+    void reader.cancel().catch(() => {});
     if (!res.destroyed) logger.error({ err: error }, 'streaming a body failed');
     res.destroy();
+  });
+}
+
+/** Resolves when the response can take more; rejects when the connection closes first. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }
 
