@@ -1,7 +1,7 @@
 // The rooms of src/ and the arrows allowed between them (docs/architecture.md draws the map).
 // `test/contract/architecture.test.ts` runs these rules; a forbidden import fails `npm test`.
 /** Rooms that are libraries: they know nothing of the rest of the project. */
-const LIBRARIES = ['filter', 'bucket', 'config-files'];
+const LIBRARIES = ['filter', 'bucket', 'config-files', 'rate-limit'];
 
 module.exports = {
   forbidden: [

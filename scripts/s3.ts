@@ -1,6 +1,8 @@
-// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--account <id>]`:
+// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]`:
 // serves the buckets of a data directory through an S3-compatible API. See docs/s3-endpoint.md.
 import { parseArgs } from 'node:util';
+import { ConfigFileError } from '../src/config-files';
+import { FaultRulesError, readRulesFile } from '../src/faults';
 import {
   ACCESS_KEY_ID_VARIABLE,
   DEFAULT_S3_PORT,
@@ -13,7 +15,7 @@ import { HOME_ACCOUNT_ID } from '../src/bucket';
 import { DEFAULT_DATA_DIR } from '../src/worker';
 import { stopOnSignals } from './stop-on-signals';
 
-const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--account <id>]
+const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]
 
 Serves the buckets of a data directory through an S3-compatible API (path-style addressing,
 AWS Signature Version 4), sharing them with workers started on the same directory.
@@ -25,6 +27,7 @@ AWS Signature Version 4), sharing them with workers started on the same director
   --region <name>         the region GetBucketLocation reports (default auto)
   --account <id>          whose buckets to serve (bucket names are per account; default the data
                           directory's home account, ${HOME_ACCOUNT_ID})
+  --faults <file>         fault rules to start with: the s3 list of a TOML or JSON file (default: FAULTS_FILE)
 Access keys also come from ${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE}; at least one is required.
 Secrets are never printed. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
@@ -48,6 +51,7 @@ function readArguments() {
         'public-read': { type: 'string', multiple: true },
         region: { type: 'string' },
         account: { type: 'string' },
+        faults: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -71,6 +75,7 @@ function readArguments() {
     publicRead: values['public-read'] ?? [],
     region: values.region ?? 'auto',
     account: values.account ?? HOME_ACCOUNT_ID,
+    faultsFile: values.faults ?? (process.env.FAULTS_FILE || undefined),
   };
 }
 
@@ -82,7 +87,9 @@ async function main(): Promise<void> {
   }
   try {
     const accessKeys = loadAccessKeys(process.env, args.credentials);
-    const server = await startS3Server({ ...args, accessKeys });
+    const { faultsFile, ...options } = args;
+    const faultRules = faultsFile ? { list: readRulesFile(faultsFile).s3 ?? [], source: `faults file ${faultsFile}` } : undefined;
+    const server = await startS3Server({ ...options, accessKeys, ...(faultRules ? { faultRules } : {}) });
     // Stoppable before it says it is ready: a signal sent on seeing the line finds the handler.
     stopOnSignals(() => server.close());
     process.stdout.write(
@@ -90,13 +97,15 @@ async function main(): Promise<void> {
         `S3 endpoint for the buckets of ${args.dataDir}`,
         `  access keys: ${[...accessKeys.keys()].join(', ')}`,
         ...(args.publicRead.length > 0 ? [`  anonymous reads: ${args.publicRead.join(', ')}`] : []),
+        ...(faultRules ? [`  fault rules: ${(faultRules.list as unknown[]).length} from ${faultsFile}`] : []),
         `  path-style addressing, region ${args.region}`,
         `Ready on ${server.url} (pid ${process.pid})`,
       ].join('\n') + '\n',
     );
   } catch (error) {
     process.stderr.write(`cannot start the S3 endpoint:\n${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(error instanceof S3ConfigError ? EXIT_USAGE : EXIT_FAILURE);
+    const configuration = error instanceof S3ConfigError || error instanceof ConfigFileError || error instanceof FaultRulesError;
+    process.exit(configuration ? EXIT_USAGE : EXIT_FAILURE);
   }
 }
 

@@ -48,6 +48,9 @@ async function buildBundle() {
     format: 'esm',
     target: 'node22.12', // the oldest Node that package.json's engines accept
     external: ['better-sqlite3', 'pg-native'],
+    // jsonc-parser's main build is UMD, whose require() calls esbuild cannot see; its ES module
+    // build bundles as any other (the configuration files' reader uses it).
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // CommonJS dependencies call require(); an ES module has none of its own.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     // For NODE_OPTIONS=--enable-source-maps when a stack trace must point into the sources;

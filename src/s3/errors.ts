@@ -10,6 +10,8 @@ export class S3Error extends Error {
     message: string,
     /** Extra elements of the error document (e.g. the range asked for). */
     readonly details: Record<string, string> = {},
+    /** Extra headers of the answer (e.g. Retry-After). */
+    readonly headers: Record<string, string> = {},
   ) {
     super(message);
   }

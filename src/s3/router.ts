@@ -6,14 +6,39 @@ import * as multipart from './multipart-operations';
 import * as objects from './object-operations';
 import type { S3Request } from './request';
 
+/** Every operation the router names: what fault rules may match (a name missing here fails tsc). */
+export const OPERATION_NAMES = [
+  'ListBuckets',
+  'HeadBucket',
+  'CreateBucket',
+  'DeleteBucket',
+  'GetBucketLocation',
+  'ListObjects',
+  'ListObjectsV2',
+  'ListMultipartUploads',
+  'HeadObject',
+  'GetObject',
+  'PutObject',
+  'CopyObject',
+  'DeleteObject',
+  'DeleteObjects',
+  'CreateMultipartUpload',
+  'UploadPart',
+  'UploadPartCopy',
+  'ListParts',
+  'CompleteMultipartUpload',
+  'AbortMultipartUpload',
+] as const;
+export type OperationName = (typeof OPERATION_NAMES)[number];
+
 export interface Operation {
-  name: string;
+  name: OperationName;
   run: (context: S3Context) => Promise<S3Response>;
   /** Allowed without a signature on buckets configured for anonymous reads. */
   read?: boolean;
 }
 
-const op = (name: string, run: Operation['run'], read = false): Operation => ({ name, run, read });
+const op = (name: OperationName, run: Operation['run'], read = false): Operation => ({ name, run, read });
 
 /** Sub-resources of buckets and objects this endpoint does not serve (ACLs, policies, ...). */
 const UNSUPPORTED = [

@@ -5,6 +5,7 @@ import { BucketCatalogue, HOME_ACCOUNT_ID, type RuntimeOptions } from '../bucket
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, S3Error, toS3Error } from './errors';
+import { controlFaults, FAULTS_PATH, injectFault, s3FaultSet } from './faults';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
 import { verifySignature, type AccessKeys } from './sigv4';
@@ -35,6 +36,10 @@ export interface S3ServerOptions {
   now?: () => number;
   /** Hears of internal errors (never sent to clients, never holding secrets). */
   report?: (line: string) => void;
+  /** Fault rules to start with (the `s3` list of a faults file); `/__faults` sets them at run time. */
+  faultRules?: { list: unknown; source: string };
+  /** Hears of every fault injected on purpose, one line each; standard error by default. */
+  log?: (line: string) => void;
 }
 
 export interface RunningS3Server {
@@ -52,6 +57,9 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const now = options.now ?? Date.now;
   const publicRead = new Set(options.publicRead ?? []);
+  // Bad rules throw here, before anything is opened or listens.
+  const faults = s3FaultSet(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
+  if (options.faultRules) faults.replace(options.faultRules.list, options.faultRules.source);
   const account = options.account ?? HOME_ACCOUNT_ID;
   const catalogue = new BucketCatalogue(dataDir, { defaultAccount: account });
   const buckets = catalogue.account(account);
@@ -66,11 +74,16 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       } else {
         const { keys, grant } = keysForRequest(request, options.accessKeys, account, now());
         const signer = verifySignature(request, keys, now());
-        const operation = route(request);
-        if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
-        if (grant) requireInScope(grant, request, operation.name);
         const context: S3Context = { request, signer, catalogue, runtime: options.runtime ?? {}, region };
-        response = await operation.run(context);
+        if (request.rawPath === FAULTS_PATH) {
+          response = await controlFaults(context, faults);
+        } else {
+          const operation = route(request);
+          if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
+          if (grant) requireInScope(grant, request, operation.name);
+          if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
+          response = await operation.run(context);
+        }
       }
     } catch (error) {
       response = errorResponse(
@@ -140,7 +153,7 @@ function errorResponse(
   }
   return {
     status: s3.status,
-    headers: { 'content-type': 'application/xml' },
+    headers: { 'content-type': 'application/xml', ...s3.headers },
     body: xmlDocument(
       'Error',
       { Code: s3.code, Message: s3.message, ...s3.details, Resource: resource, RequestId: requestId },

@@ -4,9 +4,14 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
 import type { BucketCatalogue } from '../bucket';
+import { FaultSet } from '../faults';
+import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import type { Store } from '../store';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
+import { faultsEndpoint, FAULTS_PATH } from './faults/control-endpoint';
+import { apiFaultCatalogue, injectFaults } from './faults/fault-step';
+import { limitRequests } from './faults/rate-limit-step';
 import { handlers } from './handlers';
 import { FilterValidationFailure } from './handlers/filters';
 import { sendErrors, sendFilterFailure, sendResult, type ResultInfo } from './http/envelope';
@@ -37,6 +42,10 @@ export interface AppOptions {
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
+  /** Fault rules to start with (the `api` list of FAULTS_FILE); /__faults sets them at run time. */
+  faultRules?: { list: unknown; source: string };
+  /** The platform's rate limit per user (RATE_LIMIT); none when absent. */
+  rateLimit?: RateLimitPolicy;
 }
 
 export interface App {
@@ -62,6 +71,9 @@ export function createApp(options: AppOptions): App {
   // From the document as written: the validation copy has no discriminator mappings.
   const wording = documentWording(loadDocument());
   const validator = documentValidator(document, options.validateResponses === true);
+  // Bad rules throw here, before the server listens.
+  const faults = new FaultSet('api', apiFaultCatalogue(document), (entry) => logger.warn(entry, 'fault injected'));
+  if (options.faultRules) faults.replace(options.faultRules.list, options.faultRules.source);
 
   const app = express();
   app.disable('x-powered-by');
@@ -72,6 +84,7 @@ export function createApp(options: AppOptions): App {
     databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
   });
   app.use(requestLogger(logger));
+  app.use(FAULTS_PATH, faultsEndpoint(faults, credentials));
 
   const routes = documentRoutes(document);
   const prefix = `${basePath}/`;
@@ -132,9 +145,13 @@ export function createApp(options: AppOptions): App {
   // Bodies are read only after routing and authentication: an unknown route or a client without
   // credentials never makes the server parse up to 1 MiB.
   const { requestSteps, responseSteps } = splitValidator(validator);
+  // Faults and the rate limit answer before the response validator wraps the response: their
+  // answers are the platform's, which the document does not list.
   const api = series([
     routeAndAuthenticate,
+    ...(options.rateLimit ? [limitRequests(new RequestBudget(options.rateLimit))] : []),
     rememberAcceptedRequests([readBody, ...requestSteps], document),
+    injectFaults(faults),
     ...responseSteps,
     dispatch,
   ]);

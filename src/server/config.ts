@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { PLATFORM_POLICY, type RateLimitPolicy } from '../rate-limit';
 import { parseDatabaseUrl, type DatabaseUrl, type PostgresPoolOptions } from '../store';
 import { loadAuthFile } from './auth/auth-file';
 import { CredentialRegistry, everything, sha256 } from './auth/credentials';
@@ -26,6 +27,10 @@ export interface ServerConfig {
   s3AccessKeys: Map<string, string>;
   /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
   generatedToken: string | undefined;
+  /** FAULTS_FILE: fault rules to start with (its `api` list). */
+  faultsFile: string | undefined;
+  /** The platform's rate limit, when RATE_LIMIT is on. */
+  rateLimit: RateLimitPolicy | undefined;
 }
 
 export interface PostgresConfig {
@@ -79,6 +84,24 @@ function httpLimits(env: NodeJS.ProcessEnv): HttpLimits {
   return limits;
 }
 
+/** RATE_LIMIT turns the platform's limit on; RATE_LIMIT_REQUESTS and RATE_LIMIT_WINDOW_SECONDS tune it. */
+function rateLimit(env: NodeJS.ProcessEnv): RateLimitPolicy | undefined {
+  const on = flag(env.RATE_LIMIT, 'RATE_LIMIT', false);
+  const policy = { ...PLATFORM_POLICY };
+  for (const [name, field] of [
+    ['RATE_LIMIT_REQUESTS', 'requests'],
+    ['RATE_LIMIT_WINDOW_SECONDS', 'windowSeconds'],
+  ] as const) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (!on) throw new Error(`${name} is set without RATE_LIMIT=true: the rate limit is off`);
+    const n = Number(value);
+    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${value}"`);
+    policy[field] = n;
+  }
+  return on ? policy : undefined;
+}
+
 function flag(value: string | undefined, name: string, fallback: boolean): boolean {
   if (value === undefined || value === '') return fallback;
   if (/^(1|true|yes|on)$/i.test(value)) return true;
@@ -128,5 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     credentials,
     s3AccessKeys,
     generatedToken,
+    faultsFile: env.FAULTS_FILE ? path.resolve(env.FAULTS_FILE) : undefined,
+    rateLimit: rateLimit(env),
   };
 }

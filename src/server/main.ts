@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { BucketCatalogue } from '../bucket';
+import { readRulesFile } from '../faults';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
 import { loadConfig, type ServerConfig } from './config';
@@ -22,6 +23,8 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  // Read before the store opens: a bad rules file stops the start with nothing opened.
+  const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
   // The buckets of the data directory: the same catalogue `npm run bucket`, workers and the S3
@@ -35,6 +38,8 @@ async function main(): Promise<void> {
     s3AccessKeys: config.s3AccessKeys,
     logger,
     validateResponses: config.validateResponses,
+    ...(faultRules ? { faultRules } : {}),
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
   });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
@@ -50,7 +55,11 @@ async function main(): Promise<void> {
   }
   const where = config.postgres ? { database: config.postgres.url.location } : { dataDir: config.dataDir };
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
-  logger.info({ url, ...where }, 'ready');
+  const extras = {
+    ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    ...(faultRules ? { faultsFile: config.faultsFile, faultRules: (faultRules.list as unknown[]).length } : {}),
+  };
+  logger.info({ url, ...where, ...extras }, 'ready');
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -87,3 +87,26 @@ describe('the auth file', () => {
     expect(() => loadConfig({ API_TOKEN: 'x', AUTH_FILE: path.join(dir, 'missing.yaml') })).toThrow(/cannot read the auth file .*missing\.yaml/);
   });
 });
+
+describe('rate limit and faults settings', () => {
+  it('the rate limit is off by default, and RATE_LIMIT turns on the platform limit', () => {
+    expect(loadConfig({}).rateLimit).toBeUndefined();
+    expect(loadConfig({ RATE_LIMIT: 'false' }).rateLimit).toBeUndefined();
+    expect(loadConfig({ RATE_LIMIT: 'true' }).rateLimit).toEqual({ requests: 1200, windowSeconds: 300 });
+    expect(loadConfig({ RATE_LIMIT: '1', RATE_LIMIT_REQUESTS: '10', RATE_LIMIT_WINDOW_SECONDS: '2' }).rateLimit).toEqual({ requests: 10, windowSeconds: 2 });
+  });
+
+  it.each([
+    [{ RATE_LIMIT_REQUESTS: '10' }, 'RATE_LIMIT_REQUESTS is set without RATE_LIMIT=true: the rate limit is off'],
+    [{ RATE_LIMIT: 'true', RATE_LIMIT_WINDOW_SECONDS: '0' }, 'RATE_LIMIT_WINDOW_SECONDS must be a positive whole number, not "0"'],
+    [{ RATE_LIMIT: 'true', RATE_LIMIT_REQUESTS: '1.5' }, 'RATE_LIMIT_REQUESTS must be a positive whole number, not "1.5"'],
+    [{ RATE_LIMIT: 'maybe' }, 'RATE_LIMIT must be true or false, not "maybe"'],
+  ])('refuses %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('FAULTS_FILE is resolved from the working directory', () => {
+    expect(loadConfig({}).faultsFile).toBeUndefined();
+    expect(loadConfig({ FAULTS_FILE: 'ci/faults.yaml' }).faultsFile).toBe(path.resolve('ci/faults.yaml'));
+  });
+});

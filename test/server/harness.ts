@@ -6,10 +6,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { BucketCatalogue } from '../../src/bucket';
 import { ApiError, createApiClient, type ApiClient } from '../../src/client';
 import { createApp, CredentialRegistry, everything, httpServerOptions, sha256, type Scope } from '../../src/server';
+import type { RateLimitPolicy } from '../../src/rate-limit';
 import { openSqliteStore, type Clock, type Store } from '../../src/store';
 
 export const ids = {
@@ -71,6 +72,12 @@ export interface StartOptions {
   s3AccessKeys?: ReadonlyMap<string, string>;
   /** Options of the buckets the server opens (clock, part size). */
   bucketDefaults?: import('../../src/bucket').RuntimeOptions;
+  /** Fault rules to start with, as FAULTS_FILE's `api` list. */
+  faultRules?: unknown[];
+  /** The platform's rate limit, as RATE_LIMIT turns it on. */
+  rateLimit?: RateLimitPolicy;
+  /** Where the server logs (silent by default, or at TEST_SERVER_LOG's level). */
+  logger?: Logger;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -92,8 +99,10 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     credentials,
     buckets,
     ...(options.s3AccessKeys ? { s3AccessKeys: options.s3AccessKeys } : {}),
-    logger: pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }),
+    logger: options.logger ?? pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }),
     validateResponses: options.validateResponses ?? true,
+    ...(options.faultRules ? { faultRules: { list: options.faultRules, source: 'test rules' } } : {}),
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
   });
   await ready;
   const server: Server = await new Promise((resolve) => {

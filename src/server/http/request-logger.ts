@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 
 /**
  * One structured log line per request: method, path (no query string, which may carry
- * expressions), status, operation and duration. Headers are never logged: they carry credentials.
+ * expressions), status, operation, the fault rule that hit it (if any) and duration. Headers
+ * are never logged: they carry credentials.
  */
 export function requestLogger(logger: Logger): RequestHandler {
   return (req, res, next) => {
@@ -19,6 +20,8 @@ export function requestLogger(logger: Logger): RequestHandler {
           path: req.originalUrl.split('?')[0],
           status: res.statusCode,
           operation: res.locals.operationId,
+          // The rule that failed or slowed the request on purpose, if one did.
+          fault: res.locals.fault,
           ms: Number(process.hrtime.bigint() - started) / 1e6,
         },
         'request',
