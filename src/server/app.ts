@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
+import type { BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import type { Store } from '../store';
@@ -13,15 +14,17 @@ import { apiFaultCatalogue, injectFaults } from './faults/fault-step';
 import { limitRequests } from './faults/rate-limit-step';
 import { handlers } from './handlers';
 import { FilterValidationFailure } from './handlers/filters';
-import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
+import { sendErrors, sendFilterFailure, sendResult, type ResultInfo } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, documentWording, loadDocument, loadValidationDocument } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
-import type { AnyReply, Context, Handler, OperationId } from './http/operations';
+import { oneSegmentObjectKey } from './http/object-keys';
+import type { AnyReply, Context, Handler, OperationId, StreamReply } from './http/operations';
 import { requestLogger } from './http/request-logger';
 import { series } from './http/series';
+import { isPlainText } from './http/text-json';
 import { rememberAcceptedRequests } from './http/validation-memo';
 
 export interface AppOptions {
@@ -29,6 +32,13 @@ export interface AppOptions {
   /** The engine behind the store, as GET /readyz names it (default sqlite). */
   database?: 'sqlite' | 'postgres';
   credentials: CredentialRegistry;
+  /** The buckets the bucket family serves (the catalogue shared with workers and the S3 endpoint). */
+  buckets: BucketCatalogue;
+  /**
+   * S3 access keys (id to secret) that temporary credentials may derive from: the same keys
+   * the S3 endpoint is given, so both derive the same temporary secrets. None by default.
+   */
+  s3AccessKeys?: ReadonlyMap<string, string>;
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
@@ -80,6 +90,12 @@ export function createApp(options: AppOptions): App {
   const prefix = `${basePath}/`;
   /** Routing, then authentication, before anything reads the body. */
   const routeAndAuthenticate = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
+    // An object key may arrive with its slashes as they are (wrangler): one segment from here on.
+    // (The validator routes by `originalUrl`, so both change.)
+    if (req.url.includes('/objects/')) {
+      req.url = oneSegmentObjectKey(req.url);
+      req.originalUrl = oneSegmentObjectKey(req.originalUrl);
+    }
     // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
     // response, created for a HEAD request, drops the body and keeps the headers.
     if (req.method === 'HEAD') {
@@ -102,13 +118,29 @@ export function createApp(options: AppOptions): App {
       body: req.body,
       principal: req.principal!,
       store,
+      buckets: options.buckets,
+      s3AccessKeys: options.s3AccessKeys ?? new Map(),
+      request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;
     handler(context).then(
-      (reply: AnyReply) =>
-        'noContent' in reply ? res.status(204).end() : sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
+      (reply: AnyReply) => {
+        if ('noContent' in reply) return res.status(204).end();
+        if ('stream' in reply) return sendStream(res, reply, logger);
+        sendResult(res, reply.result, reply.result_info as ResultInfo | undefined, options.validateResponses === true);
+      },
       (error: unknown) => next(error),
     );
+  };
+  // Bodies by what the document's operation takes: raw bytes (object uploads) are left unread for
+  // the handler to stream; JSON sent as text/plain is read as JSON where the document says so.
+  const json = express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const plainTextJson = express.json({ limit: bodyLimit, type: () => true, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const readBody = (req: Request, res: Response, next: NextFunction) => {
+    const media = routes.find(req.path.slice(basePath.length))?.bodies[req.method.toLowerCase()] ?? [];
+    if (media.includes('*/*')) return next();
+    if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
+    return json(req, res, next);
   };
   // Bodies are read only after routing and authentication: an unknown route or a client without
   // credentials never makes the server parse up to 1 MiB.
@@ -118,7 +150,7 @@ export function createApp(options: AppOptions): App {
   const api = series([
     routeAndAuthenticate,
     ...(options.rateLimit ? [limitRequests(new RequestBudget(options.rateLimit))] : []),
-    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), ...requestSteps], document),
+    rememberAcceptedRequests([readBody, ...requestSteps], document),
     injectFaults(faults),
     ...responseSteps,
     dispatch,
@@ -152,6 +184,51 @@ export function documentValidator(document: Record<string, unknown>, validateRes
   });
 }
 
+/**
+ * Sends a streamed reply: the bytes go out as they are read, the reading waiting whenever the
+ * client is slower (memory holds a chunk, not the object). A HEAD request gets the headers only.
+ */
+function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
+  const { status, headers, body } = reply.stream;
+  res.writeHead(status, headers);
+  if (body === null || res.locals.method === 'HEAD') {
+    void body?.cancel();
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  const pump = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return void res.end();
+      // The next chunk is read only once the socket took this one.
+      if (!res.write(value)) await drained(res);
+    }
+  };
+  pump().catch((error: unknown) => {
+    // The client went away, or storage failed mid-body: the answer cannot say so any more.
+    void reader.cancel().catch(() => {});
+    if (!res.destroyed) logger.error({ err: error }, 'streaming a body failed');
+    res.destroy();
+  });
+}
+
+/** Resolves when the response can take more; rejects when the connection closes first. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
 /** Whether the store's database answers within the readiness timeout. */
 async function databaseAnswers(store: Store): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -163,18 +240,25 @@ async function databaseAnswers(store: Store): Promise<boolean> {
   }
 }
 
-/** The document's path templates as matchers, for routing before authentication and for `Allow`. */
+/**
+ * The document's path templates as matchers, for routing before authentication, for `Allow`, and
+ * for the media types each method's request body takes.
+ */
 function documentRoutes(document: Record<string, unknown>) {
   // By segment count (a template's parameters never hold a slash): a path is tried only against
   // the few templates of its length.
-  const bySegments = new Map<number, { pattern: RegExp; methods: string }[]>();
+  const bySegments = new Map<number, { pattern: RegExp; methods: string; bodies: Record<string, string[]> }[]>();
   for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
+    const methods = Object.keys(item).filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key));
     const route = {
       pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-      methods: Object.keys(item)
-        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
-        .map((method) => method.toUpperCase())
-        .join(', '),
+      methods: methods.map((method) => method.toUpperCase()).join(', '),
+      bodies: Object.fromEntries(
+        methods.map((method) => {
+          const content = (item[method] as { requestBody?: { content?: object } }).requestBody?.content ?? {};
+          return [method, Object.keys(content)];
+        }),
+      ),
     };
     const segments = segmentCount(template);
     bySegments.set(segments, [...(bySegments.get(segments) ?? []), route]);

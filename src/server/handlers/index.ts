@@ -1,5 +1,7 @@
 import type { Handlers } from '../http/operations';
 import { accountLogpushHandlers } from './account-logpush';
+import { bucketObjectHandlers } from './bucket-objects';
+import { bucketHandlers } from './buckets';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
 import { logpushHandlers } from './logpush';
@@ -8,6 +10,8 @@ import { rulesetEditHandlers } from './ruleset-edits';
 import { rulesetVersionHandlers } from './ruleset-versions';
 import { rulesetHandlers } from './rulesets';
 import { simulatorHandlers } from './simulator';
+import { temporaryCredentialHandlers } from './temporary-credentials';
+import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
 import { zoneListHandlers } from './zone-list';
 import { zoneHandlers } from './zones';
@@ -26,4 +30,8 @@ export const handlers: Handlers = {
   ...wafMigrationHandlers,
   ...previousWafHandlers,
   ...simulatorHandlers,
+  ...bucketHandlers,
+  ...bucketObjectHandlers,
+  ...temporaryCredentialHandlers,
+  ...userHandlers,
 };
