@@ -4,6 +4,9 @@
 //   beside plain files (write, fsync, read), same bytes, same concurrency; ratios printed;
 // - a 1 GiB object up (streamed, aws-chunked as the SDK sends it) and down through S3, with the
 //   endpoint's peak memory growth, which must stay within the bound the runtime keeps.
+// - the wire (s3-wire.ts): 1 KiB PUT/s and GET/s with presigned URLs and a light client, beside a
+//   no-op HTTP server (node:http and @hono/node-server) and Miniflare's local S3 endpoint
+//   (`S3_BENCH_WIRE_ONLY=1` stops after it).
 // The endpoint runs in a child process (as it does in use): the SDK and the endpoint do not share
 // one event loop. Run: `npm run bench -- s3` (about a minute; about 1.1 GiB of free disk).
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
@@ -16,6 +19,7 @@ import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BucketCatalogue, type OpenBucket } from '../../src/bucket';
 import { memoryField, resetPeakMemory } from '../../test/support/process-memory';
+import { benchWire } from './s3-wire';
 import { pool, rawFilePairs, round, seconds } from './support/measure';
 
 const KiB = 1024;
@@ -154,6 +158,9 @@ export async function run(): Promise<void> {
   try {
     console.log('S3 endpoint benchmark');
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
+    const ours = { name: 'our endpoint', endpoint: endpoint.url, signed: true, stop: async () => {} };
+    await benchWire(ours, join(root, 'miniflare'));
+    if (process.env.S3_BENCH_WIRE_ONLY === '1') return;
     await benchSmall(root, s3, await catalogue.open('bench'));
     await benchLarge(s3, endpoint.pid);
   } finally {

@@ -14,13 +14,18 @@ import type {
   Range,
   StoredObject,
   StoredObjectBody,
+  UploadedPart,
 } from './contract';
 import type { ObjectRecord, StorageEngine } from './engine';
 import { newVersion } from './ids';
-import type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
+import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
+import { noSuchPart } from './errors';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
+import { requirePartNumber } from './multipart';
+import { ObjectExpiry } from './object-expiry';
+import type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
 import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
@@ -28,19 +33,23 @@ import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
 import { UploadOperations } from './uploads';
 
 /** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */
-export class BucketRuntime implements Bucket, UploadInventory {
+export class BucketRuntime implements Bucket, OwnerCalls {
   readonly #engine: StorageEngine;
   readonly #settings: RuntimeSettings;
   readonly #uploads: UploadOperations;
+  readonly #expiry: ObjectExpiry;
 
   constructor(engine: StorageEngine, settings: RuntimeSettings) {
     this.#engine = engine;
     this.#settings = settings;
     this.#uploads = new UploadOperations(engine, settings);
+    this.#expiry = new ObjectExpiry(engine, settings);
   }
 
   async head(key: string): Promise<StoredObject | null> {
-    const record = await this.#engine.head(requireKey(key, 'head'));
+    const k = requireKey(key, 'head');
+    await this.#expiry.sweepIfDue();
+    const record = await this.#engine.head(k);
     return record && new StoredObjectResult(record, { ...record, range: this.#whole(record) });
   }
 
@@ -52,6 +61,7 @@ export class BucketRuntime implements Bucket, UploadInventory {
     const condition = parseCondition(o.onlyIf);
     const range = parseRange(o.range);
     const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    await this.#expiry.sweepIfDue();
     let served: ByteRange | undefined;
     const found = await this.#engine.read(k, (record) => {
       if (condition && !conditionHolds(condition, record)) return null;
@@ -67,6 +77,37 @@ export class BucketRuntime implements Bucket, UploadInventory {
     // Metadata only (a failed condition) reports the whole object, as the platform does.
     if (!bytes) return new StoredObjectResult(record, { ...view, range: this.#whole(record) });
     return new StoredObjectBodyResult(record, { ...view, range: reportedRange(served!, this.#settings.rangeHasEveryField) }, bytes);
+  }
+
+  async getPart(key: string, partNumber: number, options?: Omit<GetOptions, 'range'>): Promise<PartRead | null> {
+    const k = requireKey(key, 'get');
+    const number = requirePartNumber(partNumber);
+    const o = requireOptions(options, 'get');
+    const condition = parseCondition(o.onlyIf);
+    const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    let served: ByteRange | undefined;
+    let partsCount: number | undefined;
+    const found = await this.#engine.read(k, (record, partSizes) => {
+      // A multipart object's etag ends in -<parts>; a single put is one part.
+      const multipart = /-(\d+)$/.exec(record.etag);
+      const sizes = multipart ? partSizes() : [record.size];
+      if (multipart) partsCount = sizes.length;
+      if (number > sizes.length) throw noSuchPart(number, sizes.length);
+      if (condition && !conditionHolds(condition, record)) return null;
+      const offset = sizes.slice(0, number - 1).reduce((sum, size) => sum + size, 0);
+      served = { offset, length: sizes[number - 1]! };
+      return served;
+    });
+    if (!found) return null;
+    const { record, bytes } = found;
+    const view = {
+      httpMetadata: override ? { ...record.httpMetadata, ...override } : record.httpMetadata,
+      customMetadata: record.customMetadata,
+    };
+    const object = bytes
+      ? new StoredObjectBodyResult(record, { ...view, range: reportedRange(served!, this.#settings.rangeHasEveryField) }, bytes)
+      : new StoredObjectResult(record, { ...view, range: this.#whole(record) });
+    return partsCount === undefined ? { object } : { object, partsCount };
   }
 
   #whole(record: ObjectRecord): Range {
@@ -111,6 +152,7 @@ export class BucketRuntime implements Bucket, UploadInventory {
   async list(options?: ListOptions): Promise<ListResult> {
     const request = parseListOptions(options, this.#settings.honourInclude);
     if (!request) return emptyPage();
+    await this.#expiry.sweepIfDue();
     return this.#engine.list((scan) => buildPage(scan, request));
   }
 
@@ -126,6 +168,18 @@ export class BucketRuntime implements Bucket, UploadInventory {
       throw new TypeError(`resumeMultipartUpload: the upload id must be a string, not ${describe(uploadId)}.`);
     }
     return this.#uploads.resume(key, uploadId);
+  }
+
+  completeUpload(
+    key: string,
+    uploadId: string,
+    parts: UploadedPart[],
+    options: CompleteOptions = {},
+  ): Promise<StoredObject | null> {
+    if (typeof uploadId !== 'string') {
+      throw new TypeError(`completeUpload: the upload id must be a string, not ${describe(uploadId)}.`);
+    }
+    return this.#uploads.completeWith(key, uploadId, parts, options);
   }
 
   listMultipartUploads(options?: { prefix?: string }): Promise<UploadInProgress[]> {

@@ -251,7 +251,8 @@ export interface MultipartUpload {
   readonly uploadId: string;
   /**
    * Stores part `partNumber` (1 to 10000, `TypeError` otherwise); uploading a number again
-   * replaces that part and gives it a new etag. Error 10024 when the upload does not exist,
+   * replaces that part. Its etag is the MD5 of its bytes, hex (as on the platform since June
+   * 2023), so other bytes give another etag. Error 10024 when the upload does not exist,
    * was aborted or completed.
    */
   uploadPart(partNumber: number, value: PartValue): Promise<UploadedPart>;

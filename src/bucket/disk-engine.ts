@@ -152,16 +152,17 @@ export class DiskEngine implements StorageEngine {
     return row ? toRecord(row) : null;
   }
 
-  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+  async read(key: string, plan: (record: ObjectRecord, partSizes: () => number[]) => ByteRange | null) {
     this.#checkOpen();
     for (let attempt = 1; ; attempt++) {
       const row = this.#sql.read.get(utf8(key));
       if (!row) return null;
       const record = toRecord(row);
-      const range = plan(record);
+      const body = bodyOf(row);
+      const range = plan(record, () => (body.segments === null ? [record.size] : segmentsOf(body).map((s) => s.size)));
       if (!range) return { record, bytes: null };
       try {
-        return { record, bytes: this.#bytes(bodyOf(row), row[10], range) };
+        return { record, bytes: this.#bytes(body, row[10], range) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === READ_ATTEMPTS) throw error;
       }
@@ -251,19 +252,23 @@ export class DiskEngine implements StorageEngine {
     });
   }
 
-  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     return this.#writes.run((step) => {
       const keyBytes = utf8(key);
       const upload = this.#sql.upload.get(uploadId, keyBytes);
       const rows = upload ? this.#sql.parts.all(uploadId) : [];
       const parts = new Map(rows.map((row) => [row.part_number, row]));
-      const { record, partNumbers } = assemble(
+      const current = this.#sql.current.get(keyBytes);
+      const outcome = assemble(
         upload ? { ...toUpload(upload), state: upload.state } : null,
         new Map(rows.map((row) => [row.part_number, toPart(row)])),
+        current ? toRecord(current) : null,
       );
+      if (outcome === null) return null;
+      if ('kept' in outcome) return outcome.kept;
+      const { record, partNumbers } = outcome;
       const segments = partNumbers.map((n) => ({ blob: parts.get(n)!.blob, size: parts.get(n)!.size }));
-      const current = this.#sql.current.get(keyBytes);
       this.#sql.upsert.run(toRow(record, { body_id: null, segments: segmentsText(segments) }));
       if (current) this.#dropBody(bodyOf(current), step);
       const used = new Set(segments.map((segment) => segment.blob));

@@ -34,7 +34,7 @@ export type UploadState = 'active' | 'completed' | 'aborted';
 export interface PartRecord {
   partNumber: number;
   size: number;
-  /** Random per upload of the part: an outdated etag is detectable. */
+  /** Hex MD5 of the part's bytes, as the platform's part etags are. */
   etag: string;
   /** Hex MD5 of the part's bytes (the completed object's etag is made from these). */
   md5: string;
@@ -63,11 +63,17 @@ export type ObjectBytes = Uint8Array | ChunkSource;
  */
 export type KeyScan = (from: string, prefix: string) => Iterable<ObjectRecord>;
 
-/** Called inside an atomic step with the completed upload's state and its stored parts. */
+/**
+ * Called inside the atomic step of a completion with the upload's state, its stored parts and the
+ * object it would replace. It answers the object to write and the parts, in order, that form it;
+ * or an object to answer without writing anything (`kept`: a repeated completion), or null (a
+ * condition on the replaced object failed: nothing changes).
+ */
 export type Assemble = (
   upload: (UploadRecord & { state: UploadState }) | null,
   parts: ReadonlyMap<number, PartRecord>,
-) => { record: ObjectRecord; partNumbers: number[] };
+  current: ObjectRecord | null,
+) => { record: ObjectRecord; partNumbers: number[] } | { kept: ObjectRecord } | null;
 
 export interface StorageEngine {
   /** Keeps the chunks durably; nothing is kept when the chunks fail. */
@@ -77,10 +83,11 @@ export interface StorageEngine {
 
   head(key: string): Promise<ObjectRecord | null>;
   /**
-   * Reads an object: `plan` sees its metadata and says which bytes to serve (null: none). The
-   * bytes returned belong to the metadata returned, even when a write replaces the object.
+   * Reads an object: `plan` sees its metadata and says which bytes to serve (null: none); it may
+   * ask for the sizes of the parts the object was stored as (one for a single put). The bytes
+   * returned belong to the metadata returned, even when a write replaces the object.
    */
-  read(key: string, plan: (record: ObjectRecord) => ByteRange | null): Promise<{
+  read(key: string, plan: (record: ObjectRecord, partSizes: () => number[]) => ByteRange | null): Promise<{
     record: ObjectRecord;
     bytes: ObjectBytes | null;
   } | null>;
@@ -105,9 +112,10 @@ export interface StorageEngine {
   putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean>;
   /**
    * Atomically completes an upload of `key`: `assemble` validates and names the parts, in order,
-   * that become the object. Errors thrown by `assemble` reject and change nothing.
+   * that become the object. Errors thrown by `assemble` reject and change nothing, as does a null
+   * from it (then this resolves null).
    */
-  completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord>;
+  completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null>;
   /** Aborts an active upload of `key`; reports what it found. */
   abortUpload(uploadId: string, key: string): Promise<UploadState | 'unknown'>;
   /** Aborts active uploads created at or before `cutoff` (epoch milliseconds). */

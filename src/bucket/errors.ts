@@ -120,6 +120,13 @@ export const invalidPart = (partNumber: number) =>
     `One or more of the specified parts could not be found. Part ${partNumber} was not uploaded or its etag is outdated.`,
   );
 
+export const noSuchPart = (partNumber: number, count: number) =>
+  new BucketError(
+    'get',
+    ErrorCode.invalidPart,
+    `The object has ${count} part${count === 1 ? '' : 's'}; part ${partNumber} does not exist.`,
+  );
+
 export const entityTooSmall = (partNumber: number, size: number, minimum: number) =>
   new BucketError(
     'completeMultipartUpload',

@@ -67,12 +67,12 @@ export class MemoryEngine implements StorageEngine {
     return found ? copyObject(found.record) : null;
   }
 
-  async read(key: string, plan: (record: ObjectRecord) => ByteRange | null) {
+  async read(key: string, plan: (record: ObjectRecord, partSizes: () => number[]) => ByteRange | null) {
     this.#checkOpen();
     const found = this.#objects.get(key);
     if (!found) return null;
     const record = copyObject(found.record);
-    const range = plan(record);
+    const range = plan(record, () => found.segments.map((segment) => segment.length));
     return { record, bytes: range ? readRange(found.segments, range) : null };
   }
 
@@ -115,11 +115,19 @@ export class MemoryEngine implements StorageEngine {
     return true;
   }
 
-  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord> {
+  async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     const upload = this.#upload(uploadId, key);
     const parts = new Map([...(upload?.parts ?? [])].map(([n, { part }]) => [n, { ...part }]));
-    const { record, partNumbers } = assemble(upload ? { ...copyRecord(upload.upload), state: upload.state } : null, parts);
+    const current = this.#objects.get(key)?.record;
+    const outcome = assemble(
+      upload ? { ...copyRecord(upload.upload), state: upload.state } : null,
+      parts,
+      current ? copyObject(current) : null,
+    );
+    if (outcome === null) return null;
+    if ('kept' in outcome) return outcome.kept;
+    const { record, partNumbers } = outcome;
     this.#store(record, partNumbers.map((n) => upload!.parts.get(n)!.bytes));
     upload!.state = 'completed';
     upload!.parts.clear();

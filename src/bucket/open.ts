@@ -2,14 +2,14 @@ import { BucketRuntime } from './bucket';
 import type { Bucket } from './contract';
 import { DiskEngine } from './disk-engine';
 import type { StorageEngine } from './engine';
-import type { UploadInventory } from './inventory';
+import type { OwnerCalls } from './owner-calls';
 import { runtimeSettings, type RuntimeOptions } from './settings';
 
 /** Where a bucket keeps its objects: a directory (on-disk engine) or a given engine. */
 export type BucketStorage = { directory: string } | { engine: StorageEngine };
 
 /** A bucket ready for a worker, plus the means to release what it holds. */
-export interface OpenBucket extends Bucket, UploadInventory {
+export interface OpenBucket extends Bucket, OwnerCalls {
   /**
    * Waits for pending writes, then releases the storage when this bucket opened it (a
    * directory). An engine passed in stays open: its owner closes it.

@@ -1,18 +1,20 @@
+import { createHash } from 'node:crypto';
 import { byteSource } from './body-source';
-import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
-import type { StorageEngine, UploadRecord } from './engine';
+import { conditionHolds, parseCondition } from './conditional';
+import type { MultipartOptions, MultipartUpload, Precondition, StoredObject, UploadedPart } from './contract';
+import type { ObjectRecord, StorageEngine, UploadRecord } from './engine';
 import { noSuchUpload, unknownUpload } from './errors';
-import { newPartEtag, newUploadId, newVersion } from './ids';
+import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
-import { UPLOAD_LIFETIME_MS } from './limits';
+import { lifecyclePolicy } from './lifecycle';
 import { parseCustomMetadata, parseHttpMetadata, toHttpMetadata } from './metadata';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectResult } from './stored-object';
 
-/** Multipart uploads: creation, parts, completion and abort, with the 7-day expiry. */
+/** Multipart uploads: creation, parts, completion and abort, with the lifecycle's expiry (7 days by default). */
 export class UploadOperations {
   constructor(
     private readonly engine: StorageEngine,
@@ -44,19 +46,41 @@ export class UploadOperations {
     const active = async () => (await this.engine.uploadState(uploadId, k)) === 'active';
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
     const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart');
-    const part = { partNumber: number, size: staged.size, etag: newPartEtag(), md5: checksums.md5! };
+    // The platform's part etag is the MD5 of the part (since June 2023), as S3's is.
+    const part = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
     if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
     return { partNumber: number, etag: part.etag };
   }
 
   async complete(key: string, uploadId: string, uploadedParts: unknown): Promise<StoredObject> {
+    return (await this.completeWith(key, uploadId, uploadedParts, {}))!;
+  }
+
+  /**
+   * `complete`, with what the platform's S3 interface adds: `onlyIf` is checked against the object
+   * the upload would replace, at commit (null when it fails: nothing changes, the upload stays
+   * open); with `repeatable`, completing a completed upload again with the same parts answers the
+   * object it made while that object is still the key's (S3 clients retry a completion whose answer
+   * was lost).
+   */
+  async completeWith(
+    key: string,
+    uploadId: string,
+    uploadedParts: unknown,
+    options: { onlyIf?: Precondition | Headers; repeatable?: boolean },
+  ): Promise<StoredObject | null> {
     const named = requireUploadedParts(uploadedParts);
     const k = requireKey(key, 'completeMultipartUpload');
+    const condition = parseCondition(options.onlyIf);
     await this.expire();
-    const record = await this.engine.completeUpload(uploadId, k, (upload, stored) => {
+    const record = await this.engine.completeUpload(uploadId, k, (upload, stored, current) => {
       if (!upload) throw unknownUpload('completeMultipartUpload');
+      if (upload.state === 'completed' && options.repeatable && current && sameAssembly(current, named)) {
+        return { kept: current };
+      }
       if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
       const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
+      if (condition && !conditionHolds(condition, current)) return null;
       return {
         record: {
           key: k,
@@ -71,7 +95,7 @@ export class UploadOperations {
         partNumbers: assembly.parts.map((part) => part.partNumber),
       };
     });
-    return new StoredObjectResult(record, record);
+    return record && new StoredObjectResult(record, record);
   }
 
   async abort(key: string, uploadId: string): Promise<void> {
@@ -100,9 +124,30 @@ export class UploadOperations {
     return { upload: toUploadInProgress(found.upload), parts: found.parts.map((part) => ({ ...part })) };
   }
 
-  private expire(): Promise<void> {
-    return this.engine.expireUploads(this.settings.clock() - UPLOAD_LIFETIME_MS);
+  /** Aborts the uploads older than the bucket's lifecycle rules allow, before anything else. */
+  private async expire(): Promise<void> {
+    const policy = lifecyclePolicy(await this.settings.lifecycle());
+    const now = this.settings.clock();
+    if (policy.uniformAbortAgeMs !== undefined) return this.engine.expireUploads(now - policy.uniformAbortAgeMs);
+    if (!policy.abortsUploads) return;
+    // Ages differ by prefix: each upload against the rules that match its key.
+    for (const upload of await this.engine.activeUploads('')) {
+      const age = policy.abortAgeMs(upload.key);
+      if (age !== undefined && upload.created <= now - age) await this.engine.abortUpload(upload.uploadId, upload.key);
+    }
   }
+}
+
+/**
+ * Whether `object` is what completing with `named` makes: part etags are the parts' MD5s, so the
+ * object's etag follows from them.
+ */
+function sameAssembly(object: ObjectRecord, named: UploadedPart[]): boolean {
+  const ordered = [...named].sort((a, b) => a.partNumber - b.partNumber);
+  if (!ordered.every((part) => /^[0-9a-f]{32}$/.test(part.etag))) return false;
+  const md5s = createHash('md5');
+  for (const part of ordered) md5s.update(Buffer.from(part.etag, 'hex'));
+  return object.etag === `${md5s.digest('hex')}-${ordered.length}`;
 }
 
 function toUploadInProgress(upload: UploadRecord): UploadInProgress {

@@ -1,6 +1,6 @@
 /** Preconditions and ranges as S3 clients send them, in the runtime's terms. */
 import type { Range, StoredObject } from '../bucket';
-import { preconditionFailed, S3Error } from './errors';
+import { notImplemented, preconditionFailed, S3Error } from './errors';
 
 const CONDITION_HEADERS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'] as const;
 
@@ -28,6 +28,18 @@ export function conditionsOf(headers: Headers, prefix = ''): Headers | undefined
     conditions.set(name, name.endsWith('match') ? quoteEtags(value) : value);
   }
   return [...conditions.keys()].length === 0 ? undefined : conditions;
+}
+
+/** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */
+export function writeConditions(headers: Headers): Headers | undefined {
+  const ifNoneMatch = headers.get('if-none-match');
+  if (ifNoneMatch !== null && ifNoneMatch.trim() !== '*') {
+    throw notImplemented(`If-None-Match other than * on a write (${ifNoneMatch})`);
+  }
+  const conditions = conditionsOf(headers);
+  conditions?.delete('if-modified-since');
+  conditions?.delete('if-unmodified-since');
+  return conditions;
 }
 
 function listHas(list: string, etag: string): boolean {

@@ -1,15 +1,15 @@
-import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket, type RuntimeOptions } from '../bucket';
+import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket } from '../bucket';
 import { invalidArgument } from './errors';
 import { verifiedBody, type VerifiedBody } from './payload';
 import type { S3Request } from './request';
 import type { Signer } from './sigv4';
 import { xmlDocument, type XmlElement } from './xml';
 
-/** What an operation answers: a status, headers, and a body (text or a byte stream). */
+/** What an operation answers: a status, headers, and a body (text, bytes, or a byte stream). */
 export interface S3Response {
   status: number;
   headers?: Record<string, string>;
-  body?: string | ReadableStream<Uint8Array>;
+  body?: string | Uint8Array | ReadableStream<Uint8Array>;
 }
 
 /** Everything an operation works with. */
@@ -17,47 +17,35 @@ export interface S3Context {
   request: S3Request;
   /** Null for an anonymous request (allowed only where configured). */
   signer: Signer | null;
+  /** The buckets, opened with the endpoint's runtime options (part size, clock). */
   catalogue: BucketCatalogue;
-  /** Options of every bucket the endpoint opens (part size, clock). */
-  runtime: RuntimeOptions;
   /** Answered by GetBucketLocation. */
   region: string;
 }
 
-/** The request's bucket; NoSuchBucket when it does not exist. */
-export async function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
-  return refusalsAsInvalidArgument(await context.catalogue.open(name, context.runtime));
+/**
+ * The request's bucket (kept open by the catalogue, checked to exist on every call); NoSuchBucket
+ * when it does not exist.
+ */
+export function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
+  return context.catalogue.bucket(name);
 }
 
 /**
- * The runtime refuses argument mistakes with TypeError / RangeError. Here the arguments come
- * from the request (an Expires that is no date, an If-Match that is no etag list), so those
- * refusals are the client's InvalidArgument; a TypeError anywhere else is a fault of ours
- * (InternalError). Upload handles the bucket returns are wrapped alike.
+ * Runs a call of the bucket runtime whose arguments come from the request. The runtime refuses
+ * argument mistakes with TypeError / RangeError (an Expires that is no date, an If-Match that is
+ * no etag list, a part number out of range); here they are the client's, so InvalidArgument.
+ * Outside such calls a TypeError is a fault of ours and answers InternalError.
  */
-function refusalsAsInvalidArgument<T extends object>(target: T): T {
-  const translate = (error: unknown): never => {
+export async function fromRequest<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
     if (error instanceof TypeError || error instanceof RangeError || isConditionalHeaderRefusal(error)) {
       throw invalidArgument(error.message);
     }
     throw error;
-  };
-  const wrapHandle = (value: unknown) =>
-    value !== null && typeof value === 'object' && 'uploadId' in value ? refusalsAsInvalidArgument(value) : value;
-  return new Proxy(target, {
-    get(object, property) {
-      const member: unknown = Reflect.get(object, property, object);
-      if (typeof member !== 'function') return member;
-      return (...args: unknown[]) => {
-        try {
-          const result: unknown = member.apply(object, args);
-          return result instanceof Promise ? result.then(wrapHandle, translate) : wrapHandle(result);
-        } catch (error) {
-          return translate(error);
-        }
-      };
-    },
-  });
+  }
 }
 
 /** The request's object key (present: the router sends only object requests here). */
@@ -80,6 +68,23 @@ export function numberParam(context: S3Context, name: string, fallback: number, 
   const value = Number(text);
   if (value < min) throw invalidArgument(`${name} must be at least ${min}, not ${text}.`, name, text);
   return Math.min(value, max);
+}
+
+/** Part numbers run from 1 to 10,000. */
+export const MAX_PART_NUMBER = 10_000;
+
+/** The `partNumber` query parameter: 1 to 10,000. */
+export function partNumberOf(context: S3Context): number {
+  const text = context.request.params.get('partNumber')!;
+  const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
+    throw invalidArgument(
+      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
+      'partNumber',
+      text,
+    );
+  }
+  return number;
 }
 
 /** Object listings may ask for keys URL-encoded (`encoding-type=url`), for keys XML cannot carry. */

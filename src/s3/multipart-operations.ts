@@ -1,27 +1,30 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
 import type { UploadedPart, UploadInProgress } from '../bucket';
+import { writeConditions } from './conditions';
 import {
   bodyOf,
   byteOrder,
+  fromRequest,
   iso,
   keyEncoder,
   keyOf,
   MAX_DOCUMENT_BYTES,
   MAX_LISTED,
   numberParam,
+  MAX_PART_NUMBER,
   openBucket,
   OWNER,
+  partNumberOf,
   xmlResponse,
   type S3Context,
   type S3Response,
 } from './context';
-import { invalidArgument, malformedXml, S3Error } from './errors';
+import { invalidArgument, malformedXml, preconditionFailed, S3Error } from './errors';
 import { customMetadataOf, httpMetadataOf } from './metadata-headers';
 import { readCopySource } from './object-operations';
 import { readSmallBody, storableStream } from './payload';
 import { parseXmlBody } from './xml';
 
-const MAX_PART_NUMBER = 10_000;
 
 const uploadIdOf = (context: S3Context) => context.request.params.get('uploadId')!;
 const quoted = (etag: string) => `"${etag}"`;
@@ -30,10 +33,12 @@ const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
 export async function createMultipartUpload(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
-  const upload = await bucket.createMultipartUpload(keyOf(context), {
-    httpMetadata: httpMetadataOf(headers),
-    customMetadata: customMetadataOf(headers),
-  });
+  const upload = await fromRequest(() =>
+    bucket.createMultipartUpload(keyOf(context), {
+      httpMetadata: httpMetadataOf(headers),
+      customMetadata: customMetadataOf(headers),
+    }),
+  );
   return xmlResponse('InitiateMultipartUploadResult', {
     Bucket: context.request.bucket!,
     Key: upload.key,
@@ -41,25 +46,15 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
   });
 }
 
-function partNumberOf(context: S3Context): number {
-  const text = context.request.params.get('partNumber')!;
-  const number = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
-  if (!(number >= 1 && number <= MAX_PART_NUMBER)) {
-    throw invalidArgument(
-      `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${JSON.stringify(text)}.`,
-      'partNumber',
-      text,
-    );
-  }
-  return number;
-}
 
 export async function uploadPart(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
   const body = bodyOf(context);
-  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-  const part = await upload.uploadPart(partNumber, storableStream(body));
+  const stream = storableStream(body);
+  const part = await fromRequest(() =>
+    bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, stream),
+  );
   return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
 }
 
@@ -87,42 +82,65 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
         `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`,
       );
     }
-    const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-    const part = await upload.uploadPart(partNumber, source.body);
+    const part = await fromRequest(() =>
+      bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, source.body),
+    );
     return xmlResponse('CopyPartResult', { LastModified: iso(new Date()), ETag: quoted(part.etag) });
   } finally {
     if (!source.bodyUsed) await source.body.cancel();
   }
 }
 
-/** The parts of a CompleteMultipartUpload document, in strictly ascending part order. */
+/**
+ * The parts of a CompleteMultipartUpload document, by ascending part number. A part number named
+ * again right after itself counts once, with the etag named last (S3 accepts such lists: a client
+ * that sent a part twice may name both answers); a lower number after a higher one is
+ * InvalidPartOrder.
+ */
 function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
   const parts = (document.Part ?? []) as unknown[];
   if (parts.length === 0) throw malformedXml('a CompleteMultipartUpload document needs at least one Part.');
-  let previous = 0;
-  return parts.map((part, index) => {
+  const chosen: UploadedPart[] = [];
+  for (const [index, part] of parts.entries()) {
     const { PartNumber, ETag } = (part ?? {}) as { PartNumber?: unknown; ETag?: unknown };
     if (typeof PartNumber !== 'string' || !/^\s*\d+\s*$/.test(PartNumber) || typeof ETag !== 'string') {
       throw malformedXml(`Part ${index + 1} needs a numeric PartNumber and an ETag.`);
     }
     const partNumber = Number(PartNumber);
-    if (partNumber <= previous) {
+    if (partNumber < 1 || partNumber > MAX_PART_NUMBER) {
+      throw invalidArgument(
+        `Part number must be an integer between 1 and ${MAX_PART_NUMBER}, inclusive, not ${partNumber}.`,
+        'PartNumber',
+        String(partNumber),
+      );
+    }
+    const previous = chosen[chosen.length - 1]?.partNumber ?? 0;
+    if (partNumber < previous) {
       throw new S3Error(
         'InvalidPartOrder',
         400,
         `The list of parts was not in ascending order: part ${partNumber} follows part ${previous}.`,
       );
     }
-    previous = partNumber;
-    return { partNumber, etag: unquoted(ETag) };
-  });
+    if (partNumber === previous) chosen.pop();
+    chosen.push({ partNumber, etag: unquoted(ETag) });
+  }
+  return chosen;
 }
 
 export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
+  const { headers } = context.request;
   const bucket = await openBucket(context);
+  const conditions = writeConditions(headers);
   const document = parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'CompleteMultipartUpload');
-  const upload = bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context));
-  const object = await upload.complete(partsToComplete(document));
+  const parts = partsToComplete(document);
+  const object = await fromRequest(() =>
+    bucket.completeUpload(keyOf(context), uploadIdOf(context), parts, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      repeatable: true,
+    }),
+  );
+  if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
     Bucket: context.request.bucket!,
@@ -133,7 +151,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
 
 export async function abortMultipartUpload(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  await bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).abort();
+  await fromRequest(() => bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).abort());
   return { status: 204 };
 }
 
@@ -141,7 +159,7 @@ export async function listParts(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const maxParts = numberParam(context, 'max-parts', MAX_LISTED, 0, MAX_LISTED);
   const marker = numberParam(context, 'part-number-marker', 0, 0, MAX_PART_NUMBER);
-  const { upload, parts } = await bucket.listParts(keyOf(context), uploadIdOf(context));
+  const { upload, parts } = await fromRequest(() => bucket.listParts(keyOf(context), uploadIdOf(context)));
   const after = parts.filter((part) => part.partNumber > marker);
   const page = after.slice(0, maxParts);
   const truncated = after.length > page.length;
@@ -184,7 +202,11 @@ export async function listMultipartUploads(context: S3Context): Promise<S3Respon
   const delimiter = params.get('delimiter') || undefined;
   const keyMarker = params.get('key-marker') || undefined;
   const uploadIdMarker = params.get('upload-id-marker') || undefined;
-  const all = afterMarkers(await bucket.listMultipartUploads({ prefix }), keyMarker, uploadIdMarker);
+  const all = afterMarkers(
+    await fromRequest(() => bucket.listMultipartUploads({ prefix })),
+    keyMarker,
+    uploadIdMarker,
+  );
   const uploads: UploadInProgress[] = [];
   const prefixes: string[] = [];
   let truncated = false;

@@ -1,12 +1,14 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
 import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
-import { conditionsOf, failedReadCondition, rangeOf } from './conditions';
+import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
 import {
   bodyOf,
+  fromRequest,
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
   openBucket,
+  partNumberOf,
   xmlResponse,
   type S3Context,
   type S3Response,
@@ -37,6 +39,8 @@ const RESPONSE_OVERRIDES = {
 
 const MAX_DELETE_KEYS = 1000;
 const MAX_KEY_BYTES = 1024;
+/** The version id S3 gives objects of a bucket that never had versioning. */
+export const NULL_VERSION = 'null';
 
 function overridesOf(context: S3Context): Headers | undefined {
   const overrides = new Headers();
@@ -47,6 +51,34 @@ function overridesOf(context: S3Context): Headers | undefined {
   return [...overrides.keys()].length === 0 ? undefined : overrides;
 }
 
+/**
+ * The checksum a PutObject names in a header, kept with the object: the runtime stores one of
+ * SHA-256 or SHA-1 (as the binding's `put` does) and checks it again. A value of the wrong size is
+ * left to the endpoint's own check, which answers BadDigest.
+ */
+function keptChecksumOf(headers: Headers): { sha256: string } | { sha1: string } | Record<string, never> {
+  for (const [name, field, bytes] of [
+    ['x-amz-checksum-sha256', 'sha256', 32],
+    ['x-amz-checksum-sha1', 'sha1', 20],
+  ] as const) {
+    const value = headers.get(name);
+    const binary = value === null ? undefined : Buffer.from(value, 'base64');
+    if (binary?.length === bytes) return { [field]: binary.toString('hex') } as { sha256: string } | { sha1: string };
+  }
+  return {};
+}
+
+/** With `x-amz-checksum-mode: ENABLED`, the SHA-256 / SHA-1 kept with the object, base64. */
+function checksumHeaders(context: S3Context, object: StoredObject): Record<string, string> {
+  if (context.request.headers.get('x-amz-checksum-mode')?.toUpperCase() !== 'ENABLED') return {};
+  const headers: Record<string, string> = {};
+  const { sha256, sha1 } = object.checksums;
+  if (sha256) headers['x-amz-checksum-sha256'] = Buffer.from(sha256).toString('base64');
+  if (sha1) headers['x-amz-checksum-sha1'] = Buffer.from(sha1).toString('base64');
+  if (sha256 || sha1) headers['x-amz-checksum-type'] = 'FULL_OBJECT';
+  return headers;
+}
+
 /** A read whose conditions failed: 304 with the validators, or the 412 error. */
 function conditionFailed(conditions: Headers, object: StoredObject): S3Response {
   const outcome = failedReadCondition(conditions, object);
@@ -54,62 +86,91 @@ function conditionFailed(conditions: Headers, object: StoredObject): S3Response 
   return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
 }
 
+/** Bodies up to this size are answered as one buffer (one write), larger ones streamed. */
+const WHOLE_BODY_BYTES = 64 * 1024;
+
 /** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
-function served(object: StoredObjectBody, ranged: boolean): S3Response {
+async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Response> {
   const headers = objectHeaders(object);
   const { offset, length } = (object.range as { offset: number; length: number } | undefined) ?? {
     offset: 0,
     length: object.size,
   };
   headers['content-length'] = String(length);
-  if (!ranged) return { status: 200, headers, body: object.body };
+  const body = length <= WHOLE_BODY_BYTES ? await object.bytes() : object.body;
+  if (!ranged) return { status: 200, headers, body };
   headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
-  return { status: 206, headers, body: object.body };
+  return { status: 206, headers, body };
+}
+
+/** The part of a `?partNumber=` read: the part's bytes (206 when the object has parts), its count. */
+async function partRead(context: S3Context, head: boolean): Promise<S3Response> {
+  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  const { headers } = context.request;
+  if (headers.has('range')) throw invalidRequest('Cannot specify both Range header and partNumber query parameter.');
+  const partNumber = partNumberOf(context);
+  const conditions = conditionsOf(headers);
+  const httpMetadata = overridesOf(context);
+  const read = await fromRequest(() =>
+    bucket.getPart(key, partNumber, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(httpMetadata ? { httpMetadata } : {}),
+    }),
+  );
+  if (read === null) throw noSuchKey(key);
+  const { object, partsCount } = read;
+  if (!('body' in object)) return conditionFailed(conditions!, object);
+  const response = await served(object, partsCount !== undefined);
+  if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
+  if (head && response.body instanceof ReadableStream) await response.body.cancel();
+  return head ? { ...response, body: undefined } : response;
 }
 
 export async function getObject(context: S3Context): Promise<S3Response> {
+  if (context.request.params.has('partNumber')) return partRead(context, false);
   const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   const range = rangeOf(context.request.headers.get('range'));
   const httpMetadata = overridesOf(context);
-  const object = await bucket.get(key, {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    ...(range ? { range } : {}),
-    ...(httpMetadata ? { httpMetadata } : {}),
-  });
+  const object = await fromRequest(() =>
+    bucket.get(key, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(range ? { range } : {}),
+      ...(httpMetadata ? { httpMetadata } : {}),
+    }),
+  );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
-  return served(object, range !== undefined);
+  const response = await served(object, range !== undefined);
+  if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, object));
+  return response;
 }
 
 export async function headObject(context: S3Context): Promise<S3Response> {
+  if (context.request.params.has('partNumber')) return partRead(context, true);
   const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   if (!conditions) {
-    const object = await bucket.head(key);
+    const object = await fromRequest(() => bucket.head(key));
     if (object === null) throw noSuchKey(key);
-    return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+    return {
+      status: 200,
+      headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+    };
   }
-  const object = await bucket.get(key, { onlyIf: conditions });
+  const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions, object);
   await object.body.cancel();
-  return { status: 200, headers: { ...objectHeaders(object), 'content-length': String(object.size) } };
+  return {
+    status: 200,
+    headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+  };
 }
 
-/** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */
-function writeConditions(headers: Headers): Headers | undefined {
-  const ifNoneMatch = headers.get('if-none-match');
-  if (ifNoneMatch !== null && ifNoneMatch.trim() !== '*') {
-    throw notImplemented(`If-None-Match other than * on a write (${ifNoneMatch})`);
-  }
-  const conditions = conditionsOf(headers);
-  conditions?.delete('if-modified-since');
-  conditions?.delete('if-unmodified-since');
-  return conditions;
-}
 
 async function putChecked(
   bucket: OpenBucket,
@@ -118,7 +179,9 @@ async function putChecked(
   options: PutOptions,
   conditions: Headers | undefined,
 ) {
-  const stored = await bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options);
+  const stored = await fromRequest(() =>
+    bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options),
+  );
   if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return stored;
 }
@@ -131,7 +194,7 @@ export async function putObject(context: S3Context): Promise<S3Response> {
     bucket,
     keyOf(context),
     storableStream(body),
-    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) },
+    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers), ...keptChecksumOf(headers) },
     writeConditions(headers),
   );
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
@@ -141,7 +204,9 @@ export async function putObject(context: S3Context): Promise<S3Response> {
 export function copySourceOf(context: S3Context): { bucket: string; key: string } {
   const header = context.request.headers.get('x-amz-copy-source')!;
   const [path, query] = header.split('?', 2) as [string, string?];
-  if (query !== undefined && query !== '') throw notImplemented('Copying a version of an object (versionId)');
+  if (query !== undefined && query !== '' && query !== `versionId=${NULL_VERSION}`) {
+    throw invalidArgument('Invalid version id specified: objects here have only version null.', 'x-amz-copy-source', header);
+  }
   const text = uriDecode(path.replace(/^\//, ''));
   const slash = text?.indexOf('/') ?? -1;
   if (text === null || slash <= 0 || slash === text.length - 1) {
@@ -158,10 +223,12 @@ export async function readCopySource(
   const source = copySourceOf(context);
   const bucket = await openBucket(context, source.bucket);
   const conditions = conditionsOf(context.request.headers, 'x-amz-copy-source-');
-  const object = await bucket.get(source.key, {
-    ...(conditions ? { onlyIf: conditions } : {}),
-    ...(range ? { range } : {}),
-  });
+  const object = await fromRequest(() =>
+    bucket.get(source.key, {
+      ...(conditions ? { onlyIf: conditions } : {}),
+      ...(range ? { range } : {}),
+    }),
+  );
   if (object === null) throw noSuchKey(source.key);
   if (!('body' in object)) throw preconditionFailed('x-amz-copy-source-If-*');
   return object;
@@ -197,52 +264,66 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
 
 export async function deleteObject(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  await bucket.delete(keyOf(context));
+  await fromRequest(() => bucket.delete(keyOf(context)));
   return { status: 204 };
 }
 
 /** The keys of a Delete document: at most 1000 `Object` elements, each with a `Key`. */
-function keysToDelete(document: Record<string, unknown>): { keys: string[]; quiet: boolean } {
+interface DeleteEntry {
+  key: string;
+  /** `null` (the one version objects here have) when the document names it. */
+  versionId?: string;
+}
+
+function keysToDelete(document: Record<string, unknown>): { entries: DeleteEntry[]; quiet: boolean } {
   const objects = (document.Object ?? []) as unknown[];
   if (objects.length === 0) throw malformedXml('a Delete document needs at least one Object.');
   if (objects.length > MAX_DELETE_KEYS)
     throw malformedXml(`a Delete document names at most ${MAX_DELETE_KEYS} objects, not ${objects.length}.`);
-  const keys = objects.map((object, index) => {
-    const key = (object as { Key?: unknown } | null)?.Key;
-    if (typeof key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
-    return key;
+  const entries = objects.map((object, index) => {
+    const { Key, VersionId } = (object ?? {}) as { Key?: unknown; VersionId?: unknown };
+    if (typeof Key !== 'string') throw malformedXml(`Object ${index + 1} has no Key.`);
+    return typeof VersionId === 'string' ? { key: Key, versionId: VersionId } : { key: Key };
   });
   const quiet = String(document.Quiet ?? 'false')
     .trim()
     .toLowerCase();
   if (quiet !== 'true' && quiet !== 'false')
     throw malformedXml(`Quiet must be true or false, not ${JSON.stringify(document.Quiet)}.`);
-  return { keys, quiet: quiet === 'true' };
+  return { entries, quiet: quiet === 'true' };
+}
+
+/** Why one entry of a Delete document cannot be deleted, or undefined when it can. */
+function refusalOf(entry: DeleteEntry): { Code: string; Message: string } | undefined {
+  if (Buffer.byteLength(entry.key, 'utf8') > MAX_KEY_BYTES) {
+    return { Code: 'KeyTooLongError', Message: 'Your key is too long: at most 1024 bytes of UTF-8.' };
+  }
+  if (entry.versionId !== undefined && entry.versionId !== NULL_VERSION) {
+    return { Code: 'NoSuchVersion', Message: 'The specified version does not exist: objects here have only version null.' };
+  }
+  return undefined;
 }
 
 export async function deleteObjects(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
-  const { keys, quiet } = keysToDelete(
+  const { entries, quiet } = keysToDelete(
     parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'Delete'),
   );
-  const valid = keys.filter((key) => Buffer.byteLength(key, 'utf8') <= MAX_KEY_BYTES);
+  const valid = entries.filter((entry) => refusalOf(entry) === undefined);
   try {
-    await bucket.delete(valid);
+    await fromRequest(() => bucket.delete(valid.map((entry) => entry.key)));
   } catch (error) {
     const s3 = toS3Error(error);
     if (!s3) throw error;
     return xmlResponse('DeleteResult', {
-      Error: keys.map((key) => ({ Key: key, Code: s3.code, Message: s3.message })),
+      Error: entries.map((entry) => ({ Key: entry.key, Code: s3.code, Message: s3.message })),
     });
   }
   return xmlResponse('DeleteResult', {
-    Deleted: quiet ? undefined : valid.map((key) => ({ Key: key })),
-    Error: keys
-      .filter((key) => Buffer.byteLength(key, 'utf8') > MAX_KEY_BYTES)
-      .map((key) => ({
-        Key: key,
-        Code: 'KeyTooLongError',
-        Message: 'Your key is too long: at most 1024 bytes of UTF-8.',
-      })),
+    Deleted: quiet ? undefined : valid.map((entry) => ({ Key: entry.key, VersionId: entry.versionId })),
+    Error: entries.flatMap((entry) => {
+      const refusal = refusalOf(entry);
+      return refusal ? [{ Key: entry.key, VersionId: entry.versionId, ...refusal }] : [];
+    }),
   });
 }

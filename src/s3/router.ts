@@ -1,7 +1,7 @@
 /** Which S3 operation a request is: method, path-style address and sub-resource parameters. */
 import * as buckets from './bucket-operations';
 import type { S3Context, S3Response } from './context';
-import { notImplemented, S3Error } from './errors';
+import { invalidArgument, notImplemented, S3Error } from './errors';
 import * as multipart from './multipart-operations';
 import * as objects from './object-operations';
 import type { S3Request } from './request';
@@ -15,6 +15,7 @@ export const OPERATION_NAMES = [
   'GetBucketLocation',
   'ListObjects',
   'ListObjectsV2',
+  'ListObjectVersions',
   'ListMultipartUploads',
   'HeadObject',
   'GetObject',
@@ -47,7 +48,6 @@ const UNSUPPORTED = [
   'cors',
   'lifecycle',
   'versioning',
-  'versions',
   'tagging',
   'website',
   'replication',
@@ -92,6 +92,7 @@ export function route(request: S3Request): Operation {
       case 'GET':
         if (params.has('location')) return op('GetBucketLocation', buckets.getBucketLocation);
         if (params.has('uploads')) return op('ListMultipartUploads', multipart.listMultipartUploads);
+        if (params.has('versions')) return op('ListObjectVersions', buckets.listObjectVersions, true);
         if (params.get('list-type') === '2') return op('ListObjectsV2', buckets.listObjectsV2, true);
         return op('ListObjects', buckets.listObjects, true);
       case 'HEAD':
@@ -104,6 +105,11 @@ export function route(request: S3Request): Operation {
         if (params.has('delete')) return op('DeleteObjects', objects.deleteObjects);
     }
     throw methodNotAllowed(request);
+  }
+  // Objects here have one version, S3's `null`: naming it is allowed, naming another is not.
+  const versionId = params.get('versionId');
+  if (versionId !== undefined && versionId !== 'null') {
+    throw invalidArgument('Invalid version id specified: objects here have only version null.', 'versionId', versionId);
   }
   const copy = headers.has('x-amz-copy-source');
   switch (method) {

@@ -2,7 +2,7 @@
  * AWS Signature Version 4 as S3 uses it: in the Authorization header or in the query string
  * (presigned URLs), over the canonical request. Signatures are compared in constant time.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { accessDenied, invalidArgument, invalidRequest, S3Error } from './errors';
 
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -29,7 +29,7 @@ export interface SignedParts {
 /** Who signed a request, and what verifying the rest of its body needs. */
 export interface Signer {
   accessKeyId: string;
-  signingKey: Buffer;
+  signingKey: KeyObject;
   /** `YYYYMMDDTHHMMSSZ` */
   amzDate: string;
   /** `<date>/<region>/s3/aws4_request` */
@@ -62,19 +62,20 @@ export function signingKey(secret: string, date: string, region: string, service
 }
 
 /**
- * Signing keys last a day per access key and region: derived once (four HMACs), then reused.
- * Keyed by the secret's key id, so a secret never serves as a map key.
+ * Signing keys last a day per (secret, date, region, service): derived once (four HMACs) and kept
+ * as KeyObjects, so a signature costs one HMAC and no key import. Secrets are in memory anyway
+ * (SigV4 needs them); the map holds nothing the access keys do not, and is bounded.
  */
-const signingKeys = new Map<string, { secret: string; key: Buffer }>();
+const signingKeys = new Map<string, KeyObject>();
 const MAX_CACHED_KEYS = 256;
 
-function cachedSigningKey(accessKeyId: string, secret: string, date: string, region: string): Buffer {
-  const id = `${accessKeyId}/${date}/${region}`;
+function cachedSigningKey(secret: string, date: string, region: string, service: string): KeyObject {
+  const id = `${date}/${region}/${service}/${secret}`;
   const cached = signingKeys.get(id);
-  if (cached && cached.secret === secret) return cached.key;
-  const key = signingKey(secret, date, region, 's3');
+  if (cached) return cached;
+  const key = createSecretKey(signingKey(secret, date, region, service));
   if (signingKeys.size >= MAX_CACHED_KEYS) signingKeys.clear();
-  signingKeys.set(id, { secret, key });
+  signingKeys.set(id, key);
   return key;
 }
 
@@ -112,7 +113,7 @@ export function stringToSign(amzDate: string, scope: string, canonical: string):
   return [ALGORITHM, amzDate, scope, sha256Hex(canonical)].join('\n');
 }
 
-export function sign(key: Buffer, text: string): string {
+export function sign(key: KeyObject, text: string): string {
   return createHmac('sha256', key).update(text).digest('hex');
 }
 
@@ -159,6 +160,10 @@ function parseCredential(value: string, amzDate: string): Credential {
   return { accessKeyId, date, region, scope: parts.slice(1).join('/') };
 }
 
+/**
+ * The secret that signs for `accessKeyId`. Temporary credentials would be checked here too: the
+ * session token (`x-amz-security-token`, or `X-Amz-Security-Token` when presigned) beside the id.
+ */
 function secretOf(keys: AccessKeys, accessKeyId: string): string {
   const secret = keys.get(accessKeyId);
   if (secret === undefined) {
@@ -264,6 +269,11 @@ function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer 
     );
   }
   const time = parseAmzDate(amzDate, 'X-Amz-Date');
+  // Zero or negative: the URL expired when it was made (403, as S3 answers); beyond a week or
+  // not a number: a malformed URL (400).
+  if (/^(-\d+|0+)$/.test(expiresText)) {
+    throw accessDenied(`Request has expired: X-Amz-Expires is ${expiresText} seconds.`);
+  }
   const expires = /^\d+$/.test(expiresText) ? Number(expiresText) : NaN;
   if (!(expires >= 1 && expires <= MAX_PRESIGNED_SECONDS)) {
     throw new S3Error(
@@ -300,7 +310,7 @@ function check(
   omitQuery?: string,
 ): Signer {
   const secret = secretOf(keys, credential.accessKeyId);
-  const key = cachedSigningKey(credential.accessKeyId, secret, credential.date, credential.region);
+  const key = cachedSigningKey(secret, credential.date, credential.region, 's3');
   const canonical = canonicalRequest(parts, signedHeaders, payloadHash, omitQuery);
   const expected = sign(key, stringToSign(amzDate, credential.scope, canonical));
   if (!sameSignature(expected, signature)) throw signatureMismatch();

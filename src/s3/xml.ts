@@ -1,4 +1,5 @@
-import { XMLBuilder, XMLParser, XMLValidator } from 'fast-xml-parser';
+import { XMLBuilder } from 'fast-xml-parser';
+import { SaxesParser } from 'saxes';
 import { malformedXml } from './errors';
 
 const NAMESPACE = 'http://s3.amazonaws.com/doc/2006-03-01/';
@@ -21,27 +22,75 @@ function withoutUndefined(content: XmlElement): XmlElement {
   return Object.fromEntries(Object.entries(content).filter(([, value]) => value !== undefined));
 }
 
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false,
-  trimValues: false,
-  removeNSPrefix: true,
-  isArray: (name) => name === 'Part' || name === 'Object',
-});
+/** A request document's element: its text when it has no child elements, else its children. */
+export type ParsedValue = string | ParsedElement;
+export interface ParsedElement {
+  [name: string]: ParsedValue | ParsedValue[];
+}
+
+/** Elements that may repeat in request documents (Delete's Object, CompleteMultipartUpload's Part). */
+const REPEATED = new Set(['Part', 'Object']);
+
+interface Open {
+  name: string;
+  text: string;
+  children: ParsedElement;
+  hasChildren: boolean;
+}
+
+/** The local name: request documents may prefix the S3 namespace (`<s3:Part>`). */
+const localName = (name: string) => name.slice(name.indexOf(':') + 1);
 
 /**
- * Parses a request document whose root must be `root`. Malformed text, another root or a
- * document type declaration (entities are never expanded) is MalformedXML.
+ * Parses a request document whose root must be `root`, as XML 1.0 defines it (saxes, a
+ * conforming parser): character references (`&#34;`, `&#x27;`) and the five predefined entities
+ * are decoded, CDATA is text, anything not well-formed is refused. A document type declaration
+ * is refused too, so no entity of the client's own is ever expanded. Failures are MalformedXML.
  */
-export function parseXmlBody(text: string, root: string): Record<string, unknown> {
+export function parseXmlBody(text: string, root: string): ParsedElement {
   if (text.trim() === '') throw malformedXml(`the request body is empty; a ${root} document is required.`);
-  if (/<!DOCTYPE/i.test(text)) throw malformedXml('document type declarations are not accepted.');
-  const valid = XMLValidator.validate(text);
-  if (valid !== true) throw malformedXml(`${valid.err.msg} (line ${valid.err.line}, column ${valid.err.col}).`);
-  const document = parser.parse(text) as Record<string, unknown>;
-  const element = document[root] === '' ? {} : document[root];
-  if (element === undefined || typeof element !== 'object' || element === null) {
-    throw malformedXml(`the root element must be ${root}.`);
+  const parser = new SaxesParser();
+  const stack: Open[] = [];
+  let document: Open | undefined;
+  let failure: string | undefined;
+  parser.on('error', (error) => {
+    failure ??= error.message;
+  });
+  parser.on('doctype', () => {
+    failure ??= 'document type declarations are not accepted.';
+  });
+  parser.on('opentag', (tag) => {
+    stack.push({ name: localName(tag.name), text: '', children: {}, hasChildren: false });
+  });
+  const addText = (value: string) => {
+    const top = stack[stack.length - 1];
+    if (top) top.text += value;
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('closetag', () => {
+    const element = stack.pop()!;
+    const parent = stack[stack.length - 1];
+    if (!parent) {
+      document = element;
+      return;
+    }
+    const value: ParsedValue = element.hasChildren ? element.children : element.text;
+    parent.hasChildren = true;
+    if (REPEATED.has(element.name)) {
+      const list = parent.children[element.name];
+      if (Array.isArray(list)) list.push(value);
+      else parent.children[element.name] = [value];
+    } else if (!(element.name in parent.children)) {
+      parent.children[element.name] = value;
+    }
+  });
+  try {
+    parser.write(text).close();
+  } catch (error) {
+    failure ??= (error as Error).message;
   }
-  return element as Record<string, unknown>;
+  if (failure !== undefined) throw malformedXml(failure);
+  if (document?.name !== root) throw malformedXml(`the root element must be ${root}.`);
+  return document.children;
 }

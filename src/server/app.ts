@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
+import type { BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import { frozenJson, type Store } from '../store';
@@ -12,17 +13,19 @@ import { faultsEndpoint, FAULTS_PATH } from './faults/control-endpoint';
 import { apiFaultCatalogue, injectFaults } from './faults/fault-step';
 import { limitRequests } from './faults/rate-limit-step';
 import { handlers } from './handlers';
-import { resultSender, sendError } from './http/envelope';
+import { resultSender, sendError, type ResultInfo } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, documentWording, loadDocument, loadValidationDocument } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
+import { oneSegmentObjectKey } from './http/object-keys';
 import { requestLogger } from './http/request-logger';
 import { routeFirst } from './http/routing';
 import { series } from './http/series';
+import { isPlainText } from './http/text-json';
 import { acceptedRequestMemo } from './http/validation-memo';
-import type { AnyReply, Context, Handler, OperationId } from './operations';
+import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
 import { storeErrorAnswer } from './store-errors';
 
 export interface AppOptions {
@@ -30,6 +33,13 @@ export interface AppOptions {
   /** The engine behind the store, as GET /readyz names it (default sqlite). */
   database?: 'sqlite' | 'postgres';
   credentials: CredentialRegistry;
+  /** The buckets the bucket family serves (the catalogue shared with workers and the S3 endpoint). */
+  buckets: BucketCatalogue;
+  /**
+   * S3 access keys (id to secret) that temporary credentials may derive from: the same keys
+   * the S3 endpoint is given, so both derive the same temporary secrets. None by default.
+   */
+  s3AccessKeys?: ReadonlyMap<string, string>;
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
@@ -47,7 +57,7 @@ export interface App {
 
 interface AuthenticatedRequest extends Request {
   principal?: Principal;
-  openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> };
+  openapi?: { schema?: { operationId?: string; requestBody?: { content?: Record<string, unknown> } }; pathParams?: Record<string, string> };
 }
 
 const bodyLimit = '1mb';
@@ -85,8 +95,16 @@ export function createApp(options: AppOptions): App {
   const { routingSteps, requestSteps, responseSteps } = splitValidator(validator);
   // An unknown route is named by its whole path, as the real service names it.
   const { route, refuseKept } = routeFirst(series(routingSteps), isValidatorNotFound, (req) => notFound(req.originalUrl.split('?')[0]!));
-  /** HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's response, created for a HEAD request, drops the body and keeps the headers. */
-  const headAsGet = (req: Request, res: Response, next: NextFunction) => {
+  /** A request as routing takes it: an object key in one segment, HEAD as GET. */
+  const normalize = (req: Request, res: Response, next: NextFunction) => {
+    // An object key may arrive with its slashes as they are (wrangler): one segment from here on.
+    // (The validator routes by `originalUrl`, so both change.)
+    if (req.url.includes('/objects/')) {
+      req.url = oneSegmentObjectKey(req.url);
+      req.originalUrl = oneSegmentObjectKey(req.originalUrl);
+    }
+    // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
+    // response, created for a HEAD request, drops the body and keeps the headers.
     if (req.method === 'HEAD') {
       res.locals.method = 'HEAD';
       req.method = 'GET';
@@ -109,13 +127,30 @@ export function createApp(options: AppOptions): App {
       body: req.body,
       principal: req.principal!,
       store,
+      buckets: options.buckets,
+      s3AccessKeys: options.s3AccessKeys ?? new Map(),
+      request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;
     handler(context).then(
-      (reply: AnyReply) =>
-        'noContent' in reply ? res.status(204).end() : sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
+      (reply: AnyReply) => {
+        if ('noContent' in reply) return res.status(204).end();
+        if ('stream' in reply) return sendStream(res, reply, logger);
+        sendResult(res, reply.result, reply.result_info as ResultInfo | undefined, options.validateResponses === true);
+      },
       (error: unknown) => next(error),
     );
+  };
+  // Bodies by what the document's operation takes (as the route found says): raw bytes (object
+  // uploads) are left unread for the handler to stream; JSON sent as text/plain is read as JSON
+  // where the document says so.
+  const json = express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const plainTextJson = express.json({ limit: bodyLimit, type: () => true, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const readBody = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
+    const media = Object.keys(req.openapi?.schema?.requestBody?.content ?? {});
+    if (media.includes('*/*')) return next();
+    if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
+    return json(req, res, next);
   };
   // Routing comes first, as on the real service: an unknown route is a 404 with or without
   // credentials. Bodies are read only after routing and authentication: an unknown route or a
@@ -126,11 +161,11 @@ export function createApp(options: AppOptions): App {
   // Faults and the rate limit answer before the response validator wraps the response: their
   // answers are the platform's, which the document does not list.
   const api = series([
-    headAsGet,
+    normalize,
     memo.recall([route]),
     authenticateRequest,
     ...(options.rateLimit ? [limitRequests(new RequestBudget(options.rateLimit))] : []),
-    memo.validate([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), refuseKept, ...requestSteps]),
+    memo.validate([readBody, refuseKept, ...requestSteps]),
     injectFaults(faults),
     ...responseSteps,
     dispatch,
@@ -160,6 +195,51 @@ export function documentValidator(document: Record<string, unknown>, validateRes
     // No operation of the document takes a multipart body: no multipart layer on every request.
     fileUploader: false,
     ignoreUndocumented: false,
+  });
+}
+
+/**
+ * Sends a streamed reply: the bytes go out as they are read, the reading waiting whenever the
+ * client is slower (memory holds a chunk, not the object). A HEAD request gets the headers only.
+ */
+function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
+  const { status, headers, body } = reply.stream;
+  res.writeHead(status, headers);
+  if (body === null || res.locals.method === 'HEAD') {
+    void body?.cancel();
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  const pump = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return void res.end();
+      // The next chunk is read only once the socket took this one.
+      if (!res.write(value)) await drained(res);
+    }
+  };
+  pump().catch((error: unknown) => {
+    // The client went away, or storage failed mid-body: the answer cannot say so any more.
+    void reader.cancel().catch(() => {});
+    if (!res.destroyed) logger.error({ err: error }, 'streaming a body failed');
+    res.destroy();
+  });
+}
+
+/** Resolves when the response can take more; rejects when the connection closes first. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    res.once('drain', onDrain);
+    res.once('close', onClose);
   });
 }
 

@@ -133,6 +133,24 @@ describe('presigned URLs', () => {
     const tooLong = await fetch(url.replace(/X-Amz-Expires=\d+/, 'X-Amz-Expires=604801'));
     expect(tooLong.status).toBe(400);
     expect(errorCode(await tooLong.text())).toBe('AuthorizationQueryParametersError');
+    // Zero or negative lifetimes expired when the URL was made: 403, as S3 answers.
+    for (const expires of ['0', '-7']) {
+      const expired = await fetch(url.replace(/X-Amz-Expires=\d+/, `X-Amz-Expires=${expires}`));
+      expect([expired.status, errorCode(await expired.text())]).toEqual([403, 'AccessDenied']);
+    }
+  });
+
+  test('a CORS preflight is 400 without Origin, 403 when the bucket has no CORS rule allowing it', async () => {
+    const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), {
+      expiresIn: 60,
+    });
+    const bare = await fetch(url, { method: 'OPTIONS' });
+    expect([bare.status, errorCode(await bare.text())]).toEqual([400, 'BadRequest']);
+    const withOrigin = await fetch(url, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://example.com', 'access-control-request-method': 'GET' },
+    });
+    expect([withOrigin.status, errorCode(await withOrigin.text())]).toEqual([403, 'AccessForbidden']);
   });
 });
 

@@ -2,6 +2,7 @@
 import {
   CreateBucketCommand,
   DeleteBucketCommand,
+  DeleteObjectCommand,
   GetBucketLocationCommand,
   HeadBucketCommand,
   ListBucketsCommand,
@@ -61,6 +62,27 @@ describe('the bucket catalogue', () => {
   });
 });
 
+describe('buckets kept open by the endpoint', () => {
+  test('a bucket another process deletes is NoSuchBucket; created again, it is the new, empty one', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'kept' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'old', Body: 'x' }));
+    await s3.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'old' }));
+    // endpoint.catalogue is a second catalogue on the same data directory, as another process has.
+    await endpoint.catalogue.delete('kept');
+    expect(await s3Failure(s3.send(new HeadBucketCommand({ Bucket: 'kept' })))).toMatchObject({ status: 404 });
+    expect(await s3Failure(s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'k', Body: 'y' })))).toMatchObject({
+      name: 'NoSuchBucket',
+    });
+    await endpoint.catalogue.create('kept');
+    const other = await endpoint.catalogue.open('kept');
+    await other.put('from-binding', 'z');
+    await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'from-s3', Body: 'w' }));
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'kept' }));
+    expect(listed.Contents!.map((o) => o.Key)).toEqual(['from-binding', 'from-s3']);
+    expect(await (await other.get('from-s3'))!.text()).toBe('w');
+  });
+});
+
 describe('ListObjectsV2', () => {
   const keys = ['a.txt', 'dir/1', 'dir/2', 'dir/sub/3', 'e\u00e9', 'z/'];
   beforeEach(async () => {
@@ -115,10 +137,9 @@ describe('ListObjectsV2', () => {
     expect(page.Contents!.map((o) => o.Key)).toEqual(['ctl%01char']);
   });
 
-  test('max-keys 0 answers an empty page; bad max-keys and an empty token are InvalidArgument', async () => {
+  test('max-keys 0 answers an empty page; bad max-keys is InvalidArgument', async () => {
     expect(await list({ MaxKeys: 0 })).toMatchObject({ KeyCount: 0, IsTruncated: false });
     expect(await s3Failure(list({ MaxKeys: -1 }))).toMatchObject({ name: 'InvalidArgument', status: 400 });
-    expect(await s3Failure(list({ ContinuationToken: '' }))).toMatchObject({ name: 'InvalidArgument', status: 400 });
   });
 
   test('an unknown continuation token yields an empty page, as the binding does', async () => {

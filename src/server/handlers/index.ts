@@ -1,4 +1,6 @@
 import type { Handlers } from '../operations';
+import { bucketObjectHandlers } from './bucket-objects';
+import { bucketHandlers } from './buckets';
 import { certificatePackHandlers } from './certificate-packs';
 import { filterHandlers } from './filters';
 import { invitationHandlers } from './invitations';
@@ -8,6 +10,8 @@ import { ruleHandlers } from './rules';
 import { rulesetVersionHandlers } from './ruleset-versions';
 import { rulesetHandlers } from './rulesets';
 import { simulatorHandlers } from './simulator';
+import { temporaryCredentialHandlers } from './temporary-credentials';
+import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
 import { zoneHandlers } from './zones';
 
@@ -24,4 +28,8 @@ export const handlers: Handlers = {
   ...wafMigrationHandlers,
   ...previousWafHandlers,
   ...simulatorHandlers,
+  ...bucketHandlers,
+  ...bucketObjectHandlers,
+  ...temporaryCredentialHandlers,
+  ...userHandlers,
 };

@@ -1,0 +1,201 @@
+// The speed of the wire: 1 KiB PUTs, then GETs of them, through presigned URLs sent by a light
+// client (node:http, keep-alive, 16 in flight), against (a) our endpoint, (b) a no-op HTTP server
+// on node:http (the machine's HTTP ceiling for this client), (c) a no-op server on
+// @hono/node-server (what the worker host's HTTP library costs) and (d) Miniflare's local S3
+// endpoint (`/cdn-cgi/local/r2/s3`). Every server runs in a process of its own, the client in this
+// one; the figures are requests per second, best of the rounds, all measured in the same run.
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { Log, LogLevel, Miniflare } from 'miniflare';
+import { pool, round, seconds } from './support/measure';
+
+const KiB = 1024;
+const REQUESTS = 2_000;
+/** Miniflare answers an order of magnitude slower: fewer requests give its rate as well. */
+const PEER_REQUESTS = 500;
+const CONCURRENCY = 16;
+const ROUNDS = 2;
+const KEY_ID = 'BENCHKEY';
+const SECRET = 'benchmark-secret-key';
+/** The project's root: the no-op servers resolve their packages from it. */
+const PROJECT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface WireTarget {
+  name: string;
+  /** Where S3 requests go (path-style; the bucket follows). */
+  endpoint: string;
+  /** Whether URLs must be presigned (an S3 server) or any URL does (a no-op server). */
+  signed: boolean;
+  /** Requests per round; REQUESTS unless given. */
+  requests?: number;
+  stop(): Promise<void>;
+}
+
+/** A no-op server in a child process: drains the body, answers 200 with an etag and a tiny body. */
+export async function noOpServer(kind: 'node:http' | 'hono'): Promise<WireTarget> {
+  const code =
+    kind === 'node:http'
+      ? `const http = require('node:http');
+         const server = http.createServer((req, res) => {
+           req.on('data', () => {});
+           req.on('end', () => { res.writeHead(200, { etag: '"0123456789abcdef0123456789abcdef"', 'content-length': '4' }); res.end('pong'); });
+         });
+         server.keepAliveTimeout = 60000;
+         server.listen(0, '127.0.0.1', () => console.log('port ' + server.address().port));`
+      : `const { serve } = require('@hono/node-server');
+         const server = serve({ port: 0, hostname: '127.0.0.1', fetch: async (req) => {
+           await req.arrayBuffer();
+           return new Response('pong', { headers: { etag: '"0123456789abcdef0123456789abcdef"' } });
+         } }, (info) => console.log('port ' + info.port));`;
+  const child = spawn(process.execPath, ['-e', code], { cwd: PROJECT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
+      const match = /port (\d+)/.exec(text);
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`the no-op ${kind} server ended (exit ${code})`)));
+  });
+  return {
+    name: `no-op server (${kind})`,
+    endpoint: `http://127.0.0.1:${port}`,
+    signed: false,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        child.on('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/** Miniflare's own S3 endpoint for a bucket bound with S3 credentials (workerd in its own process). */
+export async function miniflareS3(persist: string): Promise<WireTarget> {
+  const miniflare = new Miniflare({
+    log: new Log(LogLevel.WARN),
+    modules: true,
+    script: 'export default { fetch() { return new Response("worker"); } }',
+    r2Buckets: { BUCKET: { id: 'bench', s3Credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET } } },
+    r2Persist: persist,
+    cf: false,
+  });
+  const url = await miniflare.ready;
+  return {
+    name: "Miniflare's local S3 endpoint",
+    endpoint: `${url.origin}/cdn-cgi/local/r2/s3`,
+    signed: true,
+    requests: PEER_REQUESTS,
+    stop: () => miniflare.dispose(),
+  };
+}
+
+/**
+ * Sends one request and reads the whole answer; a status other than 200 is an error. A kept-alive
+ * socket the server closed just as it was reused is retried once, as Node's documentation advises.
+ */
+function request(agent: http.Agent, method: string, url: string, body?: Buffer, retried = false): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const sent = http.request(
+      url,
+      { method, agent, headers: body ? { 'content-length': String(body.length) } : {} },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          response.statusCode === 200 ? resolve() : reject(new Error(`${method} ${url.split('?')[0]}: ${response.statusCode}`)),
+        );
+      },
+    );
+    sent.on('error', (error: NodeJS.ErrnoException) => {
+      if (sent.reusedSocket && error.code === 'ECONNRESET' && !retried) {
+        request(agent, method, url, body, true).then(resolve, reject);
+      } else reject(error);
+    });
+    sent.end(body);
+  });
+}
+
+/** Presigned (or plain) URLs for `count` keys of one round. */
+async function urlsFor(target: WireTarget, round: number, count: number) {
+  const s3 = new S3Client({
+    endpoint: target.endpoint,
+    region: 'auto',
+    forcePathStyle: true,
+    credentials: { accessKeyId: KEY_ID, secretAccessKey: SECRET },
+  });
+  const put: string[] = [];
+  const get: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const Key = `wire/${round}/${i}`;
+    if (target.signed) {
+      put.push(await getSignedUrl(s3, new PutObjectCommand({ Bucket: 'bench', Key }), { expiresIn: 3600 }));
+      get.push(await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'bench', Key }), { expiresIn: 3600 }));
+    } else {
+      put.push(`${target.endpoint}/bench/${Key}`);
+      get.push(`${target.endpoint}/bench/${Key}`);
+    }
+  }
+  s3.destroy();
+  return { put, get };
+}
+
+/** PUT/s and GET/s against one target, best of the rounds. */
+export async function measure(target: WireTarget, payload: Buffer): Promise<{ put: number; get: number }> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const best = { put: 0, get: 0 };
+  try {
+    // A warm-up round: connections open and code compiles before anything is timed.
+    for (let round = -1; round < ROUNDS; round++) {
+      const count = round < 0 ? 200 : (target.requests ?? REQUESTS);
+      const urls = await urlsFor(target, round, count);
+      let start = process.hrtime.bigint();
+      await pool(count, CONCURRENCY, (i) => request(agent, 'PUT', urls.put[i]!, payload));
+      const put = count / seconds(start);
+      start = process.hrtime.bigint();
+      await pool(count, CONCURRENCY, (i) => request(agent, 'GET', urls.get[i]!));
+      const get = count / seconds(start);
+      if (round >= 0) {
+        best.put = Math.max(best.put, put);
+        best.get = Math.max(best.get, get);
+      }
+    }
+  } finally {
+    agent.destroy();
+  }
+  return best;
+}
+
+/**
+ * Measures and prints the wire figures; `ours` is our endpoint, already running with a `bench`
+ * bucket. Miniflare persists to `persist`.
+ */
+export async function benchWire(ours: WireTarget, persist: string): Promise<void> {
+  console.log(
+    `\nThe wire: ${round(REQUESTS)} PUTs of 1 KiB then as many GETs (Miniflare ${PEER_REQUESTS}), presigned URLs, node:http client, ${CONCURRENCY} in flight, best of ${ROUNDS}`,
+  );
+  const payload = randomBytes(KiB);
+  const targets = [ours, await noOpServer('node:http'), await noOpServer('hono'), await miniflareS3(persist)];
+  const figures = new Map<string, { put: number; get: number }>();
+  try {
+    for (const target of targets) figures.set(target.name, await measure(target, payload));
+  } finally {
+    for (const target of targets.slice(1)) await target.stop();
+  }
+  const noOp = figures.get(targets[1]!.name)!;
+  const peer = figures.get(targets[3]!.name)!;
+  for (const target of targets) {
+    const { put, get } = figures.get(target.name)!;
+    console.log(
+      `  ${target.name.padEnd(32)} PUT ${round(put).padStart(6)}/s  GET ${round(get).padStart(6)}/s` +
+        `   ${round((100 * put) / noOp.put)}% / ${round((100 * get) / noOp.get)}% of no-op node:http` +
+        `   ${round(put / peer.put, 2)}x / ${round(get / peer.get, 2)}x Miniflare`,
+    );
+  }
+  const mine = figures.get(ours.name)!;
+  const met = (ratio: number, target: number) => (ratio >= target ? 'met' : 'NOT met');
+  console.log(
+    `  targets: PUT and GET >= 70% of no-op (${met(mine.put / noOp.put, 0.7)}, ${met(mine.get / noOp.get, 0.7)}),` +
+      ` >= 3.5x Miniflare (${met(mine.put / peer.put, 3.5)}, ${met(mine.get / peer.get, 3.5)})`,
+  );
+}
