@@ -1399,6 +1399,446 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the current user
+         * @description The user the credentials act as (the `email` of a token, the email of a key). Credentials
+         *     that act as no known user answer 403 (code 9109).
+         */
+        get: operations["getUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/user/tokens/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Verify the API token
+         * @description Whether the token sent is valid: its id (derived from its hash, stable) and status. What
+         *     `wrangler whoami` asks first. Sent with the `X-Auth-Email` / `X-Auth-Key` pair instead of a
+         *     token, it answers 400 with code 1000 ("Invalid API Token"), as the real service does for
+         *     anything that is not a user API token.
+         */
+        get: operations["verifyUserToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/memberships": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the user's memberships
+         * @description The accounts the current user belongs to (`accepted`) or is invited to (`pending`), among
+         *     those the credentials reach, by account name. Memberships come from the user's invitations
+         *     (the membership's id is the invitation's). wrangler keeps the accounts present both here
+         *     and in the account list; credentials that act as no known user answer 403 (code 9109),
+         *     and wrangler then uses the account list alone.
+         */
+        get: operations["listMemberships"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List accounts
+         * @description The accounts the credentials reach, by name. wrangler asks for them when
+         *     `CLOUDFLARE_ACCOUNT_ID` is unset and picks the account when exactly one is usable.
+         */
+        get: operations["listAccounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an account
+         * @description One account; 403 (code 9109) when the credentials do not reach it, 404 when there is none.
+         */
+        get: operations["getAccount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List buckets
+         * @description The account's buckets in the jurisdiction named by `cf-r2-jurisdiction` (`default` when
+         *     absent), by name. `result_info.cursor` is present while more buckets remain; send it back
+         *     as `cursor` (with the same filters) for the next page. These are the buckets that
+         *     `npm run bucket`, the worker host and the S3 endpoint see: a bucket made anywhere is listed
+         *     at once.
+         */
+        get: operations["listBuckets"];
+        put?: never;
+        /**
+         * Create a bucket
+         * @description Creates an empty bucket in the account and jurisdiction, with the platform's default
+         *     lifecycle rule (unfinished multipart uploads are aborted after 7 days). Answers 200 with the
+         *     bucket. A name the platform refuses answers 400 (code 10005); a name the account already
+         *     uses, in any jurisdiction, 409 (code 10004). The body may come as `application/json` or as
+         *     JSON in `text/plain` (what wrangler sends, and the real service accepts).
+         */
+        post: operations["createBucket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets/{bucket_name}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a bucket
+         * @description The bucket's creation date, location, jurisdiction and default storage class.
+         */
+        get: operations["getBucket"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a bucket
+         * @description Deletes an empty bucket with its settings. A bucket that still holds objects or multipart
+         *     uploads in progress answers 409 (code 10008) and stays. Answers 200 with an empty result, as
+         *     the real service does.
+         */
+        delete: operations["deleteBucket"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a bucket's default storage class
+         * @description Sets the bucket's default storage class from the `cf-r2-storage-class` header (required
+         *     here; a PATCH without it answers 400). Answers the bucket.
+         */
+        patch: operations["updateBucket"];
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets/{bucket_name}/cors": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a bucket's CORS policy
+         * @description The bucket's CORS rules. A bucket without any answers 404 (code 10059), as the real service does.
+         */
+        get: operations["getBucketCors"];
+        /**
+         * Set a bucket's CORS policy
+         * @description Replaces the bucket's CORS rules; the S3 endpoint answers browser preflights (`OPTIONS`) and
+         *     adds CORS headers from them at once. An empty list removes the policy. A malformed rule (no
+         *     origin or method, an unknown method, a negative `maxAgeSeconds`) answers 400 naming it.
+         */
+        put: operations["updateBucketCors"];
+        post?: never;
+        /**
+         * Delete a bucket's CORS policy
+         * @description Removes the CORS rules; browser requests to the S3 endpoint are then refused their CORS headers.
+         */
+        delete: operations["deleteBucketCors"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets/{bucket_name}/lifecycle": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a bucket's lifecycle rules
+         * @description The bucket's lifecycle rules: for a new bucket (and a bucket made before settings existed),
+         *     the platform's default rule aborting multipart uploads left unfinished for 7 days.
+         */
+        get: operations["getBucketLifecycle"];
+        /**
+         * Set a bucket's lifecycle rules
+         * @description Replaces the bucket's lifecycle rules. The bucket runtime honours them wherever the bucket
+         *     is used (binding, S3, API): multipart uploads are aborted at the age the matching enabled
+         *     rule gives (the shortest when several match), and objects are deleted once a matching
+         *     enabled rule's age or date is reached. Rule ids must be unique and every rule needs an
+         *     action: otherwise 400, naming the rule.
+         */
+        put: operations["updateBucketLifecycle"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets/{bucket_name}/objects": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List objects
+         * @description The bucket's objects in key order (UTF-8 bytes), with their metadata. With a `delimiter`,
+         *     keys that hold it after the prefix are grouped into `result_info.delimited`. While more
+         *     remain, `result_info.is_truncated` is true and `result_info.cursor` resumes after this page
+         *     (the official client follows it on its own). Objects written through the binding, the
+         *     worker host or the S3 endpoint are listed at once.
+         */
+        get: operations["listBucketObjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/buckets/{bucket_name}/objects/{object_key}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+                /**
+                 * @description Key of the object, percent-encoded. A key may hold slashes: written as `%2F` (the official
+                 *     client) or as plain `/` (wrangler), everything after `/objects/` is the key.
+                 * @example docs%2Freadme.txt
+                 */
+                object_key: components["parameters"]["ObjectKey"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Download an object
+         * @description The object's bytes, streamed, with its HTTP metadata as headers (`Content-Type`,
+         *     `Content-Language`, `Content-Disposition`, `Content-Encoding`, `Cache-Control`, `Expires`)
+         *     and `ETag` (quoted), `Last-Modified`, `Content-Length`. `If-None-Match` or
+         *     `If-Modified-Since` that holds answers 304 without a body. Errors are JSON envelopes.
+         */
+        get: operations["getBucketObject"];
+        /**
+         * Upload an object
+         * @description Stores the request body, of any content type, under the key, replacing what was there. The
+         *     body is streamed to storage as it arrives, never held whole in memory, up to 300 MiB (the
+         *     API's limit, and wrangler's); `Content-Length` is required (a body without one answers 411).
+         *     `Content-Type`, `Content-Language`, `Content-Disposition`, `Content-Encoding`,
+         *     `Cache-Control` and `Expires` become the object's HTTP metadata, as wrangler sends them.
+         *     The object is visible at once through the binding, the worker host and the S3 endpoint.
+         */
+        put: operations["uploadBucketObject"];
+        post?: never;
+        /**
+         * Delete an object
+         * @description Deletes the object; deleting a key that holds nothing succeeds too (as the binding's delete does). Answers the key.
+         */
+        delete: operations["deleteBucketObject"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/r2/temp-access-credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create temporary S3 credentials
+         * @description Short-lived credentials for the S3 endpoint, scoped to one bucket of the account (and
+         *     optionally to key prefixes or objects), read-only or read-write, valid for `ttlSeconds`.
+         *     They derive from a parent S3 access key that both this server and the S3 endpoint know
+         *     (`S3_ACCESS_KEY_ID` / `S3_SECRET_ACCESS_KEY`, or `S3_CREDENTIALS_FILE`): nothing is stored.
+         *     The session token carries the scope and expiry, sealed with an HMAC under the parent's
+         *     secret; the temporary secret is another HMAC of it. The S3 endpoint checks the seal,
+         *     derives the same secret to verify the signature, and refuses requests outside the scope
+         *     (`AccessDenied`) or after expiry (`ExpiredToken`). An unknown parent key answers 400; an
+         *     unknown bucket 404 (code 10006).
+         */
+        post: operations["createTemporaryCredentials"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2784,6 +3224,415 @@ export interface components {
         SimulationEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["SimulationResult"];
         };
+        /** @description A user of the platform. */
+        User: {
+            id: components["schemas"]["Identifier"];
+            /** Format: email */
+            email: string;
+            first_name: string | null;
+            last_name: string | null;
+            username: string;
+            telephone: string | null;
+            country: string | null;
+            zipcode: string | null;
+            two_factor_authentication_enabled: boolean;
+            suspended: boolean;
+            created_on: components["schemas"]["Timestamp"];
+            modified_on: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope whose result is a user. */
+        UserEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["User"];
+        };
+        /** @description The API token the request was sent with. */
+        TokenVerification: {
+            id: components["schemas"]["Identifier"];
+            /**
+             * @description Every token this service accepts is active (unknown tokens answer 403).
+             * @enum {string}
+             */
+            status: "active";
+        };
+        /** @description Envelope whose result describes the token used. */
+        TokenVerificationEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["TokenVerification"];
+        };
+        /**
+         * @description The user's membership of an account: `accepted` once the user joined, `pending` while the
+         *     invitation waits for an answer (the membership's id is the invitation's).
+         */
+        Membership: {
+            id: components["schemas"]["Identifier"];
+            /** @enum {string} */
+            status: "accepted" | "pending" | "rejected";
+            account: {
+                id: components["schemas"]["Identifier"];
+                name: string;
+            };
+            /** @description Names of the user's roles in the account. */
+            roles: string[];
+        };
+        /** @description Envelope whose result is one page of the user's memberships. */
+        MembershipListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Membership"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /** @description An account. */
+        Account: {
+            id: components["schemas"]["Identifier"];
+            /** @example Example Corp */
+            name: string;
+            /** @enum {string} */
+            type: "standard" | "enterprise";
+            settings: {
+                enforce_twofactor: boolean;
+                use_account_custom_ns_by_default: boolean;
+                abuse_contact_email: string | null;
+            };
+            created_on: components["schemas"]["Timestamp"];
+        };
+        /** @description Envelope whose result is one page of accounts. */
+        AccountListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Account"][];
+            result_info: components["schemas"]["ResultInfo"];
+        };
+        /** @description Envelope whose result is an account. */
+        AccountEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Account"];
+        };
+        /**
+         * @description Jurisdiction whose boundaries the bucket's data stays within. `default` is no particular
+         *     one. Sent in the `cf-r2-jurisdiction` header; a bucket created in one jurisdiction is seen
+         *     only by requests that name it.
+         * @example default
+         * @enum {string}
+         */
+        BucketJurisdiction: "default" | "eu" | "fedramp";
+        /**
+         * @description Name of a bucket: 3 to 63 characters, lower-case letters, digits and hyphens, neither first
+         *     nor last a hyphen (the platform's rule; no periods, no upper case). Names are unique within
+         *     an account.
+         * @example my-bucket
+         */
+        BucketName: string;
+        /**
+         * @description Region the bucket's data lives in, or the hint given at creation: Asia-Pacific, Eastern
+         *     Europe, Eastern North America, Western Europe, Western North America, Oceania. Here it is
+         *     recorded and reported; every bucket lives in the local data directory.
+         * @example enam
+         * @enum {string}
+         */
+        BucketLocation: "apac" | "eeur" | "enam" | "weur" | "wnam" | "oc";
+        /**
+         * @description Storage class. A bucket records `Standard` or `InfrequentAccess` as the default class of new
+         *     objects; the stand-in keeps every object as `Standard` (the bucket runtime has one class),
+         *     so objects always report `Standard`.
+         * @example Standard
+         * @enum {string}
+         */
+        StorageClass: "Standard" | "InfrequentAccess";
+        /** @description A bucket of the account. */
+        Bucket: {
+            name: components["schemas"]["BucketName"];
+            /**
+             * Format: date-time
+             * @description When the bucket was created, ISO 8601 with milliseconds and `Z` (as the platform writes it).
+             * @example 2026-11-20T10:12:44.512Z
+             */
+            creation_date: string;
+            location: components["schemas"]["BucketLocation"];
+            storage_class: components["schemas"]["StorageClass"];
+            jurisdiction: components["schemas"]["BucketJurisdiction"];
+        };
+        /** @description Paging information of a cursor-paged list. */
+        CursorResultInfo: {
+            /**
+             * @description Results per page asked for (or the default).
+             * @example 20
+             */
+            per_page: number;
+            /**
+             * @description Present only when more results remain; send it back as `cursor` for the next page.
+             * @example eyJhIjoibXktYnVja2V0In0
+             */
+            cursor?: string;
+            /**
+             * @description On object lists, whether more results remain.
+             * @example false
+             */
+            is_truncated?: boolean;
+            /**
+             * @description On object lists with a `delimiter`, the key prefixes grouped on this page.
+             * @example [
+             *       "docs/"
+             *     ]
+             */
+            delimited?: string[];
+        };
+        /** @description Envelope whose result holds one page of the account's buckets. */
+        BucketListEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                buckets: components["schemas"]["Bucket"][];
+            };
+            result_info: components["schemas"]["CursorResultInfo"];
+        };
+        /**
+         * @description A new bucket. wrangler sends this body with `Content-Type: text/plain;charset=UTF-8`, which
+         *     the real service accepts as JSON, and so does this one.
+         */
+        BucketCreate: {
+            /**
+             * @description Name of the new bucket. The platform's rule (3 to 63 lower-case letters, digits and hyphens, neither
+             *     first nor last a hyphen) is checked by the service, which answers a name that breaks it
+             *     with 400 and code 10005, as the real service does.
+             * @example my-bucket
+             */
+            name: string;
+            locationHint?: components["schemas"]["BucketLocation"];
+            storageClass?: components["schemas"]["StorageClass"];
+        };
+        /** @description Envelope whose result is a bucket. */
+        BucketEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Bucket"];
+        };
+        /** @description Envelope of a write whose result is an empty object, as the real service answers. */
+        EmptyResultEnvelope: components["schemas"]["Envelope"] & {
+            result: Record<string, never>;
+        };
+        /**
+         * @description One CORS rule: a browser request from one of `origins` using one of `methods` (and, for a
+         *     preflight, asking only for `headers`) is allowed; the S3 endpoint answers it with these
+         *     values. `*` in `origins` or `headers` matches anything; an origin may hold one `*`
+         *     (`https://*.example.com`).
+         */
+        CorsRule: {
+            /**
+             * @description Identifier of the rule.
+             * @example Allow uploads from the app
+             */
+            id?: string;
+            allowed: {
+                /** @description Allowed methods (`Access-Control-Allow-Methods`). */
+                methods: ("GET" | "PUT" | "POST" | "DELETE" | "HEAD")[];
+                /** @description Allowed origins (`Access-Control-Allow-Origin`). */
+                origins: string[];
+                /** @description Request headers a preflight may ask for (`Access-Control-Allow-Headers`). */
+                headers?: string[];
+            };
+            /** @description Response headers scripts may read (`Access-Control-Expose-Headers`). */
+            exposeHeaders?: string[];
+            /**
+             * @description How long a browser may cache the preflight answer (`Access-Control-Max-Age`).
+             * @example 3600
+             */
+            maxAgeSeconds?: number;
+        };
+        /** @description The CORS rules of a bucket, tried in order; the first that matches answers. */
+        CorsPolicy: {
+            rules: components["schemas"]["CorsRule"][];
+        };
+        /** @description Envelope whose result is a bucket's CORS policy. */
+        CorsPolicyEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["CorsPolicy"];
+        };
+        /** @description A condition met once the object or upload is `maxAge` seconds old. */
+        LifecycleAge: {
+            /** @constant */
+            type: "Age";
+            /**
+             * @description Seconds since the object was stored or the upload started.
+             * @example 604800
+             */
+            maxAge: number;
+        };
+        /** @description A condition met from `date` on. */
+        LifecycleDate: {
+            /** @constant */
+            type: "Date";
+            /**
+             * Format: date-time
+             * @example 2027-01-01T00:00:00Z
+             */
+            date: string;
+        };
+        /**
+         * @description One lifecycle rule over the keys that start with `conditions.prefix` (every key when empty).
+         *     Each enabled rule's actions apply: unfinished multipart uploads are aborted once they are
+         *     `maxAge` seconds old; objects are deleted once old enough or from a date; storage class
+         *     transitions are recorded (objects stay `Standard` here). A rule needs at least one action.
+         */
+        LifecycleRule: {
+            /**
+             * @description Unique identifier of the rule within the bucket.
+             * @example Default Multipart Abort Rule
+             */
+            id: string;
+            enabled: boolean;
+            conditions: {
+                /** @description Key prefix the rule applies to; empty for every key. */
+                prefix: string;
+            };
+            abortMultipartUploadsTransition?: {
+                condition: components["schemas"]["LifecycleAge"];
+            };
+            deleteObjectsTransition?: {
+                condition: components["schemas"]["LifecycleAge"] | components["schemas"]["LifecycleDate"];
+            };
+            storageClassTransitions?: {
+                condition: components["schemas"]["LifecycleAge"] | components["schemas"]["LifecycleDate"];
+                /** @constant */
+                storageClass: "InfrequentAccess";
+            }[];
+        };
+        /**
+         * @description The lifecycle rules of a bucket. A new bucket has the platform's default rule, which aborts
+         *     multipart uploads left unfinished for 7 days (604,800 s); replacing the rules replaces it too
+         *     (without an abort rule, unfinished uploads are kept until aborted).
+         */
+        LifecyclePolicy: {
+            rules: components["schemas"]["LifecycleRule"][];
+        };
+        /** @description Envelope whose result is a bucket's lifecycle policy. */
+        LifecyclePolicyEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["LifecyclePolicy"];
+        };
+        /** @description An object's HTTP metadata, as the binding keeps it (the headers sent when it was stored). */
+        ObjectHttpMetadata: {
+            /** @example text/plain */
+            contentType?: string;
+            /** @example en */
+            contentLanguage?: string;
+            /** @example attachment; filename="readme.txt" */
+            contentDisposition?: string;
+            /** @example gzip */
+            contentEncoding?: string;
+            /** @example max-age=3600 */
+            cacheControl?: string;
+            /**
+             * Format: date-time
+             * @description The `Expires` date, ISO 8601.
+             * @example 2027-01-01T00:00:00.000Z
+             */
+            cacheExpiry?: string;
+        };
+        /** @description An object's metadata, as object lists show it. */
+        BucketObject: {
+            /**
+             * @description The object's key (up to 1024 bytes of UTF-8).
+             * @example docs/readme.txt
+             */
+            key: string;
+            /**
+             * @description Bytes.
+             * @example 5
+             */
+            size: number;
+            /**
+             * @description The entity tag without quotes (the body's MD5 in hex, or `<md5>-<parts>` for a multipart upload).
+             * @example 5d41402abc4b2a76b9719d911017c592
+             */
+            etag: string;
+            /**
+             * Format: date-time
+             * @description When the object was stored, ISO 8601 with milliseconds and `Z`.
+             * @example 2026-11-20T10:15:02.331Z
+             */
+            last_modified: string;
+            http_metadata: components["schemas"]["ObjectHttpMetadata"];
+            /** @description User-defined metadata. */
+            custom_metadata: {
+                [key: string]: string;
+            };
+            storage_class: components["schemas"]["StorageClass"];
+        };
+        /** @description Envelope whose result is one page of a bucket's objects. */
+        BucketObjectListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["BucketObject"][];
+            result_info: components["schemas"]["CursorResultInfo"];
+        };
+        /** @description The object stored by an upload. */
+        ObjectUploaded: {
+            /** @example docs/readme.txt */
+            key: string;
+            /**
+             * @description Bytes, as a decimal string (as the real service and its official client have it).
+             * @example 5
+             */
+            size: string;
+            /**
+             * @description The entity tag without quotes (the MD5 of the body, hex).
+             * @example 5d41402abc4b2a76b9719d911017c592
+             */
+            etag: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-20T10:15:02.331Z
+             */
+            uploaded: string;
+            /**
+             * @description Random, unique per upload of the key.
+             * @example 7c9f1a2be3d44f5e8a6b0c1d2e3f4a5b
+             */
+            version: string;
+            storage_class: components["schemas"]["StorageClass"];
+        };
+        /** @description Envelope whose result is the stored object. */
+        ObjectUploadedEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["ObjectUploaded"];
+        };
+        /** @description Envelope whose result names the deleted key. */
+        ObjectDeletedEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                /** @example docs/readme.txt */
+                key: string;
+            };
+        };
+        /**
+         * @description Short-lived S3 credentials for one bucket, derived from a parent S3 access key of the
+         *     endpoint. `object-*` permissions reach objects only (list, read, and for `object-read-write`
+         *     write and delete); `admin-*` also reach the bucket itself (its location, deletion for
+         *     `admin-read-write`). `prefixes` and `objects`, when given, narrow the keys further: a key is
+         *     reachable when it starts with one of the prefixes or is one of the objects.
+         */
+        TemporaryCredentialsRequest: {
+            /**
+             * @description The bucket the credentials reach. The platform's rule (3 to 63 lower-case letters, digits and hyphens, neither
+             *     first nor last a hyphen) is checked by the service, which answers a name that breaks it
+             *     with 400 and code 10005, as the real service does.
+             * @example my-bucket
+             */
+            bucket: string;
+            /**
+             * @description Access key id of the S3 key the credentials derive from; they never exceed it.
+             * @example LOCALKEY
+             */
+            parentAccessKeyId: string;
+            /** @enum {string} */
+            permission: "admin-read-write" | "admin-read-only" | "object-read-write" | "object-read-only";
+            /**
+             * @description Lifetime in seconds, up to 7 days.
+             * @example 3600
+             */
+            ttlSeconds: number;
+            prefixes?: string[];
+            objects?: string[];
+        };
+        /**
+         * @description Credentials for the S3 endpoint: sign with `accessKeyId` and `secretAccessKey` and send
+         *     `sessionToken` as `x-amz-security-token` (what the AWS SDKs do with a session token).
+         */
+        TemporaryCredentials: {
+            /** @example TMP6c2f0a7d94b1e4e6f9a3d5b8 */
+            accessKeyId: string;
+            /** @example 0b1e0c4f7d9a4c7b8e2a6f1d3c5b7a9e0f2d4c6b8a1e3f5d7c9b0a2e4f6d8c1b */
+            secretAccessKey: string;
+            /** @example eyJ2IjoxfQ.c2lnbmF0dXJl */
+            sessionToken: string;
+        };
+        /** @description Envelope whose result is a set of temporary credentials. */
+        TemporaryCredentialsEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["TemporaryCredentials"];
+        };
     };
     responses: {
         /** @description The request is invalid: a parameter or body field (named in the message), malformed JSON or malformed authentication headers. */
@@ -2888,6 +3737,55 @@ export interface components {
         };
         /** @description The request is invalid: a parameter or body field (named in the message), a mode outside the rule's `allowed_modes`, malformed JSON or malformed authentication headers. */
         WafBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request is invalid: a bucket name the platform refuses (code 10005), or a parameter or body field (code 10021, named in the message). */
+        BucketBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /**
+         * @description The bucket exists already (code 10004), or still holds objects or uploads in progress (code
+         *     10008). The real service answers 409; note that the official client retries 409 answers
+         *     (twice by default) before it reports them.
+         */
+        BucketConflict: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No bucket of that name in the account (and jurisdiction): code 10006. */
+        BucketNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No such bucket (code 10006) or no object under that key (code 10007). */
+        ObjectNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The object body is larger than 300 MiB, the API's limit (wrangler's too). */
+        ObjectTooLarge: {
             headers: {
                 [name: string]: unknown;
             };
@@ -3121,6 +4019,125 @@ export interface components {
          * @example 67bc645a492070540e1c031371fa1204
          */
         OverrideId: components["schemas"]["Identifier"];
+        /**
+         * @description Only memberships in this state.
+         * @example accepted
+         */
+        MembershipStatus: "accepted" | "pending" | "rejected";
+        /**
+         * @description Results per page, from 5 to 50 (default 20), as the real service takes for accounts and memberships.
+         * @example 20
+         */
+        AccountPerPage: number;
+        /**
+         * @description Order of the names, `asc` (default) or `desc` (the real service's lower-case values).
+         * @example asc
+         */
+        NameDirection: "asc" | "desc";
+        /**
+         * @description Only accounts whose name contains this text (case-insensitive).
+         * @example Example
+         */
+        AccountNameFilter: string;
+        /**
+         * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+         *     jurisdiction it was created in.
+         * @example default
+         */
+        JurisdictionHeader: components["schemas"]["BucketJurisdiction"];
+        /**
+         * @description Only buckets whose name contains this text.
+         * @example logs
+         */
+        BucketNameContains: string;
+        /**
+         * @description Only buckets whose name sorts after this one (in the listing's direction).
+         * @example archive
+         */
+        BucketStartAfter: string;
+        /**
+         * @description Buckets per page, from 1 to 1000 (default 20).
+         * @example 20
+         */
+        BucketPerPage: number;
+        /**
+         * @description Field to order buckets by; only `name`.
+         * @example name
+         */
+        BucketOrder: "name";
+        /**
+         * @description Order of the names, `asc` (default) or `desc`.
+         * @example asc
+         */
+        BucketDirection: "asc" | "desc";
+        /**
+         * @description Opaque token from `result_info.cursor` of the previous page: the next page of the same
+         *     listing. A token that is not one answers 400.
+         * @example eyJhIjoibXktYnVja2V0In0
+         */
+        ListCursor: string;
+        /**
+         * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+         * @example my-bucket
+         */
+        BucketName: string;
+        /**
+         * @description Storage class; on a bucket PATCH, the new default class of the bucket.
+         * @example Standard
+         */
+        StorageClassHeader: components["schemas"]["StorageClass"];
+        /**
+         * @description Only keys that start with this text.
+         * @example docs/
+         */
+        ObjectPrefix: string;
+        /**
+         * @description Groups keys that hold this character after the prefix: each group appears once in
+         *     `result_info.delimited` instead of its objects.
+         * @example /
+         */
+        ObjectDelimiter: string;
+        /**
+         * @description Only keys that sort after this one (byte order).
+         * @example docs/a.txt
+         */
+        ObjectStartAfter: string;
+        /**
+         * @description Objects (and groups) per page, from 1 to 1000 (default 1000).
+         * @example 1000
+         */
+        ObjectPerPage: number;
+        /**
+         * @description Key of the object, percent-encoded. A key may hold slashes: written as `%2F` (the official
+         *     client) or as plain `/` (wrangler), everything after `/objects/` is the key.
+         * @example docs%2Freadme.txt
+         */
+        ObjectKey: string;
+        /**
+         * @description Stored as the object's HTTP metadata and sent back with it.
+         * @example max-age=3600
+         */
+        ObjectCacheControlHeader: string;
+        /**
+         * @description Stored as the object's HTTP metadata and sent back with it.
+         * @example attachment; filename="readme.txt"
+         */
+        ObjectContentDispositionHeader: string;
+        /**
+         * @description Stored as the object's HTTP metadata and sent back with it.
+         * @example gzip
+         */
+        ObjectContentEncodingHeader: string;
+        /**
+         * @description Stored as the object's HTTP metadata and sent back with it.
+         * @example en
+         */
+        ObjectContentLanguageHeader: string;
+        /**
+         * @description Stored as the object's HTTP metadata and sent back with it.
+         * @example Fri, 01 Jan 2027 00:00:00 GMT
+         */
+        ObjectExpiresHeader: string;
     };
     requestBodies: never;
     headers: never;
@@ -5697,6 +6714,950 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    verifyUserToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The token is valid. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenVerificationEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listMemberships: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only memberships in this state.
+                 * @example accepted
+                 */
+                status?: components["parameters"]["MembershipStatus"];
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 5 to 50 (default 20), as the real service takes for accounts and memberships.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["AccountPerPage"];
+                /**
+                 * @description Order of the names, `asc` (default) or `desc` (the real service's lower-case values).
+                 * @example asc
+                 */
+                direction?: components["parameters"]["NameDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of memberships. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MembershipListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    listAccounts: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only accounts whose name contains this text (case-insensitive).
+                 * @example Example
+                 */
+                name?: components["parameters"]["AccountNameFilter"];
+                /**
+                 * @description Page number, from 1. A page past the end answers an empty `result`.
+                 * @example 1
+                 */
+                page?: components["parameters"]["Page"];
+                /**
+                 * @description Results per page, from 5 to 50 (default 20), as the real service takes for accounts and memberships.
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["AccountPerPage"];
+                /**
+                 * @description Order of the names, `asc` (default) or `desc` (the real service's lower-case values).
+                 * @example asc
+                 */
+                direction?: components["parameters"]["NameDirection"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of accounts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listBuckets: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only buckets whose name contains this text.
+                 * @example logs
+                 */
+                name_contains?: components["parameters"]["BucketNameContains"];
+                /**
+                 * @description Only buckets whose name sorts after this one (in the listing's direction).
+                 * @example archive
+                 */
+                start_after?: components["parameters"]["BucketStartAfter"];
+                /**
+                 * @description Buckets per page, from 1 to 1000 (default 20).
+                 * @example 20
+                 */
+                per_page?: components["parameters"]["BucketPerPage"];
+                /**
+                 * @description Field to order buckets by; only `name`.
+                 * @example name
+                 */
+                order?: components["parameters"]["BucketOrder"];
+                /**
+                 * @description Order of the names, `asc` (default) or `desc`.
+                 * @example asc
+                 */
+                direction?: components["parameters"]["BucketDirection"];
+                /**
+                 * @description Opaque token from `result_info.cursor` of the previous page: the next page of the same
+                 *     listing. A token that is not one answers 400.
+                 * @example eyJhIjoibXktYnVja2V0In0
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+            };
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of buckets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BucketListEnvelope"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    createBucket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BucketCreate"];
+                "text/plain": components["schemas"]["BucketCreate"];
+            };
+        };
+        responses: {
+            /** @description The new bucket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BucketEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["BucketConflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getBucket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bucket. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BucketEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    deleteBucket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+            409: components["responses"]["BucketConflict"];
+        };
+    };
+    updateBucket: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+                /**
+                 * @description Storage class; on a bucket PATCH, the new default class of the bucket.
+                 * @example Standard
+                 */
+                "cf-r2-storage-class"?: components["parameters"]["StorageClassHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bucket with its new default storage class. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BucketEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    getBucketCors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CORS rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CorsPolicyEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such bucket (code 10006), or the bucket has no CORS policy (code 10059). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    updateBucketCors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CorsPolicy"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteBucketCors: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    getBucketLifecycle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lifecycle rules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LifecyclePolicyEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    updateBucketLifecycle: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LifecyclePolicy"];
+            };
+        };
+        responses: {
+            /** @description Set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listBucketObjects: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only keys that start with this text.
+                 * @example docs/
+                 */
+                prefix?: components["parameters"]["ObjectPrefix"];
+                /**
+                 * @description Groups keys that hold this character after the prefix: each group appears once in
+                 *     `result_info.delimited` instead of its objects.
+                 * @example /
+                 */
+                delimiter?: components["parameters"]["ObjectDelimiter"];
+                /**
+                 * @description Only keys that sort after this one (byte order).
+                 * @example docs/a.txt
+                 */
+                start_after?: components["parameters"]["ObjectStartAfter"];
+                /**
+                 * @description Objects (and groups) per page, from 1 to 1000 (default 1000).
+                 * @example 1000
+                 */
+                per_page?: components["parameters"]["ObjectPerPage"];
+                /**
+                 * @description Opaque token from `result_info.cursor` of the previous page: the next page of the same
+                 *     listing. A token that is not one answers 400.
+                 * @example eyJhIjoibXktYnVja2V0In0
+                 */
+                cursor?: components["parameters"]["ListCursor"];
+            };
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of objects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BucketObjectListEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    getBucketObject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+                /**
+                 * @description Etags (quoted, or `*`); when the object's matches, 304.
+                 * @example "5d41402abc4b2a76b9719d911017c592"
+                 */
+                "If-None-Match"?: string;
+                /**
+                 * @description An HTTP date; when the object is not newer, 304.
+                 * @example Fri, 20 Nov 2026 10:15:02 GMT
+                 */
+                "If-Modified-Since"?: string;
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+                /**
+                 * @description Key of the object, percent-encoded. A key may hold slashes: written as `%2F` (the official
+                 *     client) or as plain `/` (wrangler), everything after `/objects/` is the key.
+                 * @example docs%2Freadme.txt
+                 */
+                object_key: components["parameters"]["ObjectKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The object's bytes. */
+            200: {
+                headers: {
+                    /** @description The object's entity tag, quoted. */
+                    ETag?: string;
+                    /** @description When the object was stored. */
+                    "Last-Modified"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Not modified (a condition held); no body. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["ObjectNotFound"];
+        };
+    };
+    uploadBucketObject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+                /**
+                 * @description Storage class; on a bucket PATCH, the new default class of the bucket.
+                 * @example Standard
+                 */
+                "cf-r2-storage-class"?: components["parameters"]["StorageClassHeader"];
+                /**
+                 * @description Stored as the object's HTTP metadata and sent back with it.
+                 * @example max-age=3600
+                 */
+                "Cache-Control"?: components["parameters"]["ObjectCacheControlHeader"];
+                /**
+                 * @description Stored as the object's HTTP metadata and sent back with it.
+                 * @example attachment; filename="readme.txt"
+                 */
+                "Content-Disposition"?: components["parameters"]["ObjectContentDispositionHeader"];
+                /**
+                 * @description Stored as the object's HTTP metadata and sent back with it.
+                 * @example gzip
+                 */
+                "Content-Encoding"?: components["parameters"]["ObjectContentEncodingHeader"];
+                /**
+                 * @description Stored as the object's HTTP metadata and sent back with it.
+                 * @example en
+                 */
+                "Content-Language"?: components["parameters"]["ObjectContentLanguageHeader"];
+                /**
+                 * @description Stored as the object's HTTP metadata and sent back with it.
+                 * @example Fri, 01 Jan 2027 00:00:00 GMT
+                 */
+                Expires?: components["parameters"]["ObjectExpiresHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+                /**
+                 * @description Key of the object, percent-encoded. A key may hold slashes: written as `%2F` (the official
+                 *     client) or as plain `/` (wrangler), everything after `/objects/` is the key.
+                 * @example docs%2Freadme.txt
+                 */
+                object_key: components["parameters"]["ObjectKey"];
+            };
+            cookie?: never;
+        };
+        /** @description The object's bytes (any content type; none for an empty object). */
+        requestBody?: {
+            content: {
+                "*/*": string;
+            };
+        };
+        responses: {
+            /** @description The stored object. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectUploadedEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+            /** @description The body came without a `Content-Length` (chunked); the length must be known before storing. */
+            411: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["ObjectTooLarge"];
+        };
+    };
+    deleteBucketObject: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Jurisdiction of the bucket (`default` when absent). A bucket is found only through the
+                 *     jurisdiction it was created in.
+                 * @example default
+                 */
+                "cf-r2-jurisdiction"?: components["parameters"]["JurisdictionHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the bucket (3 to 63 lower-case letters, digits and hyphens).
+                 * @example my-bucket
+                 */
+                bucket_name: components["parameters"]["BucketName"];
+                /**
+                 * @description Key of the object, percent-encoded. A key may hold slashes: written as `%2F` (the official
+                 *     client) or as plain `/` (wrangler), everything after `/objects/` is the key.
+                 * @example docs%2Freadme.txt
+                 */
+                object_key: components["parameters"]["ObjectKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted key. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ObjectDeletedEnvelope"];
+                };
+            };
+            400: components["responses"]["BucketBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
+        };
+    };
+    createTemporaryCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemporaryCredentialsRequest"];
+            };
+        };
+        responses: {
+            /** @description The credentials. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemporaryCredentialsEnvelope"];
+                };
+            };
+            /** @description The request is invalid: a field (code 10021, named in the message), such as an unknown parent access key. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["BucketNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };

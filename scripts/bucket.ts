@@ -1,15 +1,17 @@
-// `npm run bucket -- create|list|delete [<name>] [--data-dir <dir>]`: the buckets a worker can
-// bind, kept in <dataDir>/buckets/<name>/. See docs/buckets-and-workers.md.
+// `npm run bucket -- create|list|delete [<name>] [--account <id>] [--data-dir <dir>]`: the
+// buckets of an account, through the catalogue the API, workers and the S3 endpoint share. See
+// docs/buckets-and-workers.md.
 import { existsSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { BucketCatalogue, BucketCatalogueError } from '../src/bucket';
+import { BucketCatalogue, BucketCatalogueError, HOME_ACCOUNT_ID, type AccountBuckets } from '../src/bucket';
 import { DEFAULT_DATA_DIR } from '../src/worker';
 
-const USAGE = `Usage: npm run bucket -- <command> [--data-dir <dir>]
+const USAGE = `Usage: npm run bucket -- <command> [--account <id>] [--data-dir <dir>]
 
   create <name>   creates an empty bucket
   list            lists the buckets, one per line: name and creation time
   delete <name>   deletes a bucket; refused while it holds objects or uploads in progress
+  --account <id>    whose buckets (bucket names are per account; default ${HOME_ACCOUNT_ID})
   --data-dir <dir>  where the buckets live (default ${DEFAULT_DATA_DIR})
 Bucket names have 3 to 63 lower-case letters, digits and hyphens, neither first nor last a hyphen.`;
 
@@ -21,11 +23,11 @@ function usageError(message: string): never {
   process.exit(EXIT_USAGE);
 }
 
-function readArguments(): { command: string; name?: string; dataDir: string } | null {
+function readArguments(): { command: string; name?: string; dataDir: string; account: string } | null {
   let parsed;
   try {
     parsed = parseArgs({
-      options: { 'data-dir': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'data-dir': { type: 'string' }, account: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: true,
     });
@@ -36,18 +38,20 @@ function readArguments(): { command: string; name?: string; dataDir: string } | 
   if (values.help) return null;
   const [command, name, ...extra] = positionals;
   const dataDir = values['data-dir'] ?? DEFAULT_DATA_DIR;
+  const account = values.account ?? HOME_ACCOUNT_ID;
+  if (!/^[0-9a-f]{32}$/.test(account)) usageError(`--account takes an account id (32 lower-case hexadecimal characters), not ${JSON.stringify(account)}.`);
   if (command === undefined) usageError('A command is required.');
   if (command === 'list') {
     if (name !== undefined) usageError(`list takes no name (got ${JSON.stringify(name)}).`);
-    return { command, dataDir };
+    return { command, dataDir, account };
   }
   if (command !== 'create' && command !== 'delete') usageError(`Unknown command ${JSON.stringify(command)}.`);
   if (name === undefined) usageError(`${command} needs the name of a bucket.`);
   if (extra.length > 0) usageError(`${command} takes one name; unexpected ${JSON.stringify(extra.join(' '))}.`);
-  return { command, name, dataDir };
+  return { command, name, dataDir, account };
 }
 
-async function run(catalogue: BucketCatalogue, command: string, name: string | undefined, dataDir: string): Promise<void> {
+async function run(catalogue: AccountBuckets, command: string, name: string | undefined, dataDir: string): Promise<void> {
   if (command === 'create') {
     await catalogue.create(name!);
     process.stdout.write(`Created bucket ${name} in ${dataDir}\n`);
@@ -55,7 +59,7 @@ async function run(catalogue: BucketCatalogue, command: string, name: string | u
     await catalogue.delete(name!);
     process.stdout.write(`Deleted bucket ${name} from ${dataDir}\n`);
   } else {
-    const buckets = await catalogue.list();
+    const { buckets } = await catalogue.list();
     if (buckets.length === 0) process.stderr.write(`No buckets in ${dataDir}\n`);
     for (const bucket of buckets) process.stdout.write(`${bucket.name}\t${bucket.createdAt.toISOString()}\n`);
   }
@@ -71,7 +75,7 @@ if (args === null) {
 } else {
   const catalogue = new BucketCatalogue(args.dataDir);
   try {
-    await run(catalogue, args.command, args.name, args.dataDir);
+    await run(catalogue.account(args.account), args.command, args.name, args.dataDir);
   } catch (error) {
     if (!(error instanceof BucketCatalogueError)) throw error;
     process.stderr.write(`bucket ${args.command} failed: ${error.message} (code ${error.code})\n`);

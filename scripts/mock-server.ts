@@ -31,6 +31,8 @@ import { CredentialRegistry, everything, type Principal } from '../src/server/au
 import { toApiError } from '../src/server/http/error-mapper';
 import { basePath, documentWording } from '../src/server/http/openapi-document';
 import { ApiError, Codes, notFound } from '../src/server/http/errors';
+import { oneSegmentObjectKey } from '../src/server/http/object-keys';
+import { isPlainText } from '../src/server/http/text-json';
 import { mockValidationDocument } from './mock-document';
 import { root } from './tools';
 
@@ -97,6 +99,7 @@ function answerOf(output: IHttpResponse): Answer {
 /** The body as the server's JSON parser reads it; a refusal is answered as the server does. */
 function parseBody(text: string, contentType: string | undefined): unknown {
   if (text === '') return undefined;
+  if (isPlainText(contentType)) return plainTextJson(text);
   if (!/^application\/([\w.+-]+\+)?json\b/i.test(contentType ?? '')) return text;
   let value: unknown;
   try {
@@ -107,6 +110,16 @@ function parseBody(text: string, contentType: string | undefined): unknown {
   // Like the server's parser (strict mode), only objects and arrays are bodies.
   if (value === null || typeof value !== 'object') throw parseFailure('not an object or array', text);
   return value;
+}
+
+/** JSON in `text/plain` (wrangler's bucket creation) is read as JSON, as the server reads it; other text stays text. */
+function plainTextJson(text: string): unknown {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' ? value : text;
+  } catch {
+    return text;
+  }
 }
 
 function parseFailure(message: string, body: string): object {
@@ -136,7 +149,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
   const credentials = new AnyCredentials();
 
   async function answer(request: IncomingMessage, text: string): Promise<Answer> {
-    const url = new URL(request.url ?? '/', 'http://mock.invalid');
+    const url = new URL(oneSegmentObjectKey(request.url ?? '/'), 'http://mock.invalid');
     const requestPath = url.pathname;
     const method = request.method === 'HEAD' ? 'GET' : (request.method ?? 'GET');
     const fail = (error: unknown) => envelopeOf(toApiError(error, { method, path: requestPath.replace(basePath, '') || '/' }, wording));

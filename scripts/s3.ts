@@ -1,4 +1,4 @@
-// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>]`:
+// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]`:
 // serves the buckets of a data directory through an S3-compatible API. See docs/s3-endpoint.md.
 import { parseArgs } from 'node:util';
 import { ConfigFileError } from '../src/config-files';
@@ -11,10 +11,11 @@ import {
   SECRET_ACCESS_KEY_VARIABLE,
   startS3Server,
 } from '../src/s3';
+import { HOME_ACCOUNT_ID } from '../src/bucket';
 import { DEFAULT_DATA_DIR } from '../src/worker';
 import { stopOnSignals } from './stop-on-signals';
 
-const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>]
+const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]
 
 Serves the buckets of a data directory through an S3-compatible API (path-style addressing,
 AWS Signature Version 4), sharing them with workers started on the same directory.
@@ -24,6 +25,8 @@ AWS Signature Version 4), sharing them with workers started on the same director
   --credentials <file>    access keys, one ACCESS_KEY_ID=secret line each
   --public-read <bucket>  lets anyone list and read that bucket without signing (repeatable)
   --region <name>         the region GetBucketLocation reports (default auto)
+  --account <id>          whose buckets to serve (bucket names are per account; default the data
+                          directory's home account, ${HOME_ACCOUNT_ID})
   --faults <file>         fault rules to start with: the s3 list of a TOML or JSON file (default: FAULTS_FILE)
 Access keys also come from ${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE}; at least one is required.
 Secrets are never printed. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
@@ -47,6 +50,7 @@ function readArguments() {
         credentials: { type: 'string' },
         'public-read': { type: 'string', multiple: true },
         region: { type: 'string' },
+        account: { type: 'string' },
         faults: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -59,6 +63,8 @@ function readArguments() {
   const { values } = parsed;
   if (values.help) return null;
   const port = values.port === undefined ? DEFAULT_S3_PORT : Number(values.port);
+  if (values.account !== undefined && !/^[0-9a-f]{32}$/.test(values.account))
+    usageError(`--account takes an account id (32 lower-case hexadecimal characters), not ${JSON.stringify(values.account)}.`);
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
     usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
   return {
@@ -68,6 +74,7 @@ function readArguments() {
     credentials: values.credentials,
     publicRead: values['public-read'] ?? [],
     region: values.region ?? 'auto',
+    account: values.account ?? HOME_ACCOUNT_ID,
     faultsFile: values.faults ?? (process.env.FAULTS_FILE || undefined),
   };
 }

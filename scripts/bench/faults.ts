@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import pino from 'pino';
+import { BucketCatalogue } from '../../src/bucket';
 import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
 import { openSqliteStore } from '../../src/store';
 
@@ -46,6 +47,7 @@ async function serve(kind: Kind): Promise<void> {
   const credentials = new CredentialRegistry();
   credentials.addToken(sha256(TOKEN), { name: 'bench', email: 'user@example.com', scope: everything });
   const { app, ready } = createApp({
+    buckets: new BucketCatalogue(dataDir),
     store,
     credentials,
     logger: pino({ level: 'silent' }),

@@ -36,6 +36,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import pino from 'pino';
+import { BucketCatalogue } from '../../src/bucket';
 import { validate } from '../../src/filter';
 import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
 import { documentValidator, warmUp } from '../../src/server/app';
@@ -263,6 +264,7 @@ async function serve(kind: ServerKind): Promise<void> {
     const created = createApp({
       store,
       credentials: creds.registry,
+      buckets: new BucketCatalogue(dataDir),
       logger: pino({ level: 'silent' }),
       validateResponses: kind === 'validated-responses',
     });

@@ -24,6 +24,7 @@ import { buildPage, emptyPage, parseListOptions } from './list';
 import { noSuchPart } from './errors';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
 import { requirePartNumber } from './multipart';
+import { ObjectExpiry } from './object-expiry';
 import type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
 import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
@@ -36,15 +37,19 @@ export class BucketRuntime implements Bucket, OwnerCalls {
   readonly #engine: StorageEngine;
   readonly #settings: RuntimeSettings;
   readonly #uploads: UploadOperations;
+  readonly #expiry: ObjectExpiry;
 
   constructor(engine: StorageEngine, settings: RuntimeSettings) {
     this.#engine = engine;
     this.#settings = settings;
     this.#uploads = new UploadOperations(engine, settings);
+    this.#expiry = new ObjectExpiry(engine, settings);
   }
 
   async head(key: string): Promise<StoredObject | null> {
-    const record = await this.#engine.head(requireKey(key, 'head'));
+    const k = requireKey(key, 'head');
+    await this.#expiry.sweepIfDue();
+    const record = await this.#engine.head(k);
     return record && new StoredObjectResult(record, { ...record, range: this.#whole(record) });
   }
 
@@ -56,6 +61,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const condition = parseCondition(o.onlyIf);
     const range = parseRange(o.range);
     const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    await this.#expiry.sweepIfDue();
     let served: ByteRange | undefined;
     const found = await this.#engine.read(k, (record) => {
       if (condition && !conditionHolds(condition, record)) return null;
@@ -146,6 +152,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
   async list(options?: ListOptions): Promise<ListResult> {
     const request = parseListOptions(options, this.#settings.honourInclude);
     if (!request) return emptyPage();
+    await this.#expiry.sweepIfDue();
     return this.#engine.list(() => buildPage(request));
   }
 

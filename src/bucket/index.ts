@@ -21,7 +21,8 @@
  * - Options (`RuntimeOptions`): `compatibilityDate` / `compatibilityFlags` (whether `list`
  *   honours `include`: from 2022-08-04 or with `r2_list_honor_include`; honoured when no date is
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
- *   and the 7-day expiry of multipart uploads).
+ *   and the lifecycle's expiries), `lifecycle` (the bucket's lifecycle rules: uploads aborted at
+ *   their age, objects deleted; the platform's 7-day abort rule by default).
  * - A ReadableStream is stored only when its length is known, as on the platform: the readable
  *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
  *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.
@@ -33,19 +34,35 @@
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
  *
- * Catalogue, for a worker host: `new BucketCatalogue(dataDir, defaults?)` manages the buckets of
- * `<dataDir>/buckets/<name>/`:
- * - `create(name)`: a new empty bucket (`BucketInfo`: name, createdAt).
- * - `list()`: every bucket, by name.
- * - `open(name, options?)`: an `OpenBucket` for a worker; the catalogue shares one storage per
- *   bucket between the buckets it opens, and `close()` of the catalogue releases them.
- * - `delete(name)`: removes an empty bucket; refuses one with objects or uploads in progress.
- * Names have 3 to 63 characters of lower-case letters, digits and hyphens, neither starting nor
- * ending with a hyphen. Failures are `BucketCatalogueError` with the platform's codes: 10004
- * exists, 10005 invalid name, 10006 no such bucket, 10008 not empty.
+ * Catalogue, the one owner of bucket state (the management API, the worker host, the S3
+ * endpoint and `npm run bucket` all go through it): `new BucketCatalogue(dataDir, options?)`
+ * manages the buckets of every account of a data directory. Bucket names are per account; the
+ * home account's buckets are `<dataDir>/buckets/<name>/` (the layout data directories always
+ * had), any other account's `<dataDir>/accounts/<id>/buckets/<name>/`.
+ * - `account(id?)`: that account's buckets (`AccountBuckets`): `create(name, {locationHint,
+ *   jurisdiction, storageClass})`, `get`, `list({nameContains, startAfter, perPage, direction,
+ *   cursor, jurisdiction})`, `setStorageClass`, `cors`/`setCors`, `lifecycle`/`setLifecycle`,
+ *   `open(name, options?)` (an `OpenBucket` honouring the bucket's lifecycle rules), `delete`.
+ * - `create`, `list`, `open`, `delete` on the catalogue itself act on the home account.
+ * - `close()` releases the storage of every bucket opened.
+ * Every change is atomic and visible to other processes at once. Names have 3 to 63 characters
+ * of lower-case letters, digits and hyphens, neither starting nor ending with a hyphen. Failures
+ * are `BucketCatalogueError` with the platform's codes: 10004 exists, 10005 invalid name, 10006
+ * no such bucket, 10008 not empty. Where buckets are kept is a `CatalogueStorage` (the data
+ * directory's by default).
  */
 export type * from './contract';
-export { BucketCatalogue, BucketCatalogueError, type BucketInfo } from './catalogue';
+export * from './catalogue';
+export { corsRulesProblem, matchCorsRule, type CorsMethod, type CorsRule } from './cors';
+export {
+  DEFAULT_LIFECYCLE_RULES,
+  lifecyclePolicy,
+  lifecycleRulesProblem,
+  type LifecycleAge,
+  type LifecycleDate,
+  type LifecycleRule,
+  type LifecycleSource,
+} from './lifecycle';
 export { BucketError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
@@ -56,3 +73,13 @@ export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
 export type { StorageEngine } from './engine';
+export {
+  grantRefusal,
+  issueTemporaryCredentials,
+  openSessionToken,
+  TemporaryCredentialsError,
+  type ScopedAccess,
+  type TemporaryCredentials,
+  type TemporaryGrant,
+  type TemporaryPermission,
+} from './temporary-credentials';

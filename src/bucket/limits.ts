@@ -14,8 +14,6 @@ export const MAX_PUT_BYTES = 5 * 1024 * MiB - 5 * MiB;
 export const MAX_PART_NUMBER = 10_000;
 /** Smallest non-final part, unless the runtime is configured otherwise. */
 export const DEFAULT_MIN_PART_BYTES = 5 * MiB;
-/** Unfinished multipart uploads are aborted this long after creation. */
-export const UPLOAD_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 /**
  * Cap on the keys plus included metadata returned by one list call: a page may therefore hold
  * fewer entries than its limit, as the platform's pages do.

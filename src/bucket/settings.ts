@@ -1,4 +1,5 @@
 import type { BucketAction } from './errors';
+import { defaultLifecycle, type LifecycleSource } from './lifecycle';
 import { describe } from './keys';
 import { DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './limits';
 
@@ -18,8 +19,14 @@ export interface RuntimeOptions {
   compatibilityFlags?: string[];
   /** Smallest non-final multipart part in bytes; 5 MiB unless tests want small parts. */
   minimumPartSize?: number;
-  /** Current time in epoch milliseconds: upload times and the 7-day expiry of uploads. */
+  /** Current time in epoch milliseconds: upload times and the lifecycle's expiry of uploads and objects. */
   clock?: () => number;
+  /**
+   * The bucket's lifecycle rules, read when they apply: unfinished multipart uploads are
+   * aborted at the age they give, and objects they expire are deleted. Without it, the
+   * platform's default rule (uploads aborted after 7 days).
+   */
+  lifecycle?: LifecycleSource;
 }
 
 /** Runtime options, checked and completed. */
@@ -29,6 +36,7 @@ export interface RuntimeSettings {
   rangeHasEveryField: boolean;
   minimumPartSize: number;
   clock: () => number;
+  lifecycle: LifecycleSource;
 }
 
 const HONOUR_INCLUDE_SINCE = '2022-08-04';
@@ -42,7 +50,7 @@ function enabled(date: string | undefined, since: string, flags: string[], enabl
 }
 
 export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
-  const { compatibilityDate, compatibilityFlags = [], minimumPartSize = DEFAULT_MIN_PART_BYTES, clock = Date.now } = options;
+  const { compatibilityDate, compatibilityFlags = [], minimumPartSize = DEFAULT_MIN_PART_BYTES, clock = Date.now, lifecycle = defaultLifecycle } = options;
   if (compatibilityDate !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(compatibilityDate)) {
     throw new TypeError(`compatibilityDate must be written YYYY-MM-DD, not ${String(compatibilityDate)}.`);
   }
@@ -53,6 +61,7 @@ export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
     throw new RangeError(`minimumPartSize must be a whole number of bytes from 1 to ${MAX_PUT_BYTES}, not ${minimumPartSize}.`);
   }
   if (typeof clock !== 'function') throw new TypeError('clock must be a function returning epoch milliseconds.');
+  if (typeof lifecycle !== 'function') throw new TypeError('lifecycle must be a function answering the lifecycle rules.');
   return {
     honourInclude: enabled(compatibilityDate, HONOUR_INCLUDE_SINCE, compatibilityFlags, HONOUR_INCLUDE_FLAG),
     rangeHasEveryField: enabled(
@@ -64,6 +73,7 @@ export function runtimeSettings(options: RuntimeOptions = {}): RuntimeSettings {
     ),
     minimumPartSize,
     clock,
+    lifecycle,
   };
 }
 

@@ -7,14 +7,14 @@ import { noSuchUpload, unknownUpload } from './errors';
 import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
-import { UPLOAD_LIFETIME_MS } from './limits';
+import { lifecyclePolicy } from './lifecycle';
 import { parseCustomMetadata, parseHttpMetadata, toHttpMetadata } from './metadata';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectResult } from './stored-object';
 
-/** Multipart uploads: creation, parts, completion and abort, with the 7-day expiry. */
+/** Multipart uploads: creation, parts, completion and abort, with the lifecycle's expiry (7 days by default). */
 export class UploadOperations {
   constructor(
     private readonly engine: StorageEngine,
@@ -124,8 +124,17 @@ export class UploadOperations {
     return { upload: toUploadInProgress(found.upload), parts: found.parts.map((part) => ({ ...part })) };
   }
 
-  private expire(): Promise<void> {
-    return this.engine.expireUploads(this.settings.clock() - UPLOAD_LIFETIME_MS);
+  /** Aborts the uploads older than the bucket's lifecycle rules allow, before anything else. */
+  private async expire(): Promise<void> {
+    const policy = lifecyclePolicy(await this.settings.lifecycle());
+    const now = this.settings.clock();
+    if (policy.uniformAbortAgeMs !== undefined) return this.engine.expireUploads(now - policy.uniformAbortAgeMs);
+    if (!policy.abortsUploads) return;
+    // Ages differ by prefix: each upload against the rules that match its key.
+    for (const upload of await this.engine.activeUploads('')) {
+      const age = policy.abortAgeMs(upload.key);
+      if (age !== undefined && upload.created <= now - age) await this.engine.abortUpload(upload.uploadId, upload.key);
+    }
   }
 }
 

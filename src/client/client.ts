@@ -25,11 +25,14 @@ function authHeaders(credentials: Credentials): Record<string, string> {
 /**
  * Answers that are not JSON (a proxy's or load balancer's HTML page, even with status 200)
  * become an ApiError carrying the text, rather than a JSON syntax error from deep inside the call.
+ * A call that asks for bytes (`parseAs: 'stream' | 'blob' | 'arrayBuffer' | 'text'`, for an
+ * object download) gets its successful answer as it is; its failures are still envelopes.
  */
 const refuseNonJson: Middleware = {
-  async onResponse({ response }) {
+  async onResponse({ response, options }) {
     const type = response.headers.get('content-type') ?? '';
     if (response.status === 204 || /^application\/([\w.+-]+\+)?json\b/i.test(type)) return undefined;
+    if (options.parseAs !== 'json' && (response.ok || response.status === 304)) return undefined;
     const text = await response.clone().text();
     if (text === '' && !response.ok) return undefined;
     throw new ApiError(response.status, text);

@@ -65,7 +65,7 @@ export async function createBucket(context: S3Context): Promise<S3Response> {
  */
 export async function deleteBucket(context: S3Context): Promise<S3Response> {
   const name = context.request.bucket!;
-  const bucket = openBucket(context);
+  const bucket = await openBucket(context);
   const objects = await bucket.list({ limit: 1, include: [] });
   if (objects.objects.length === 0) {
     for (const upload of await bucket.listMultipartUploads()) {

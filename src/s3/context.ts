@@ -27,7 +27,7 @@ export interface S3Context {
  * The request's bucket (kept open by the catalogue, checked to exist on every call); NoSuchBucket
  * when it does not exist.
  */
-export function openBucket(context: S3Context, name = context.request.bucket!): OpenBucket {
+export function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
   return context.catalogue.bucket(name);
 }
 

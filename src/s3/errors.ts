@@ -53,10 +53,10 @@ export const preconditionFailed = (condition: string) =>
   );
 export const badDigest = (what: string) =>
   new S3Error('BadDigest', 400, `The ${what} you specified did not match the calculated checksum.`);
-/** The answer to a CORS preflight (OPTIONS) where no CORS rule allows it, as S3 answers. */
+/** The answer to an OPTIONS request that is no complete CORS preflight, as S3 answers. */
 export const preflightRefusal = (headers: Headers) =>
   headers.has('origin')
-    ? new S3Error('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed: the bucket has no CORS rules.')
+    ? new S3Error('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed: a preflight names its method in Access-Control-Request-Method.')
     : new S3Error('BadRequest', 400, 'Insufficient information. Origin request header needed.');
 export const notImplemented = (what: string) =>
   new S3Error('NotImplemented', 501, `${what} is not implemented by this endpoint.`);

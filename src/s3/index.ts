@@ -14,6 +14,10 @@
  *   DeleteObject, DeleteObjects, CreateMultipartUpload, UploadPart, UploadPartCopy, ListParts,
  *   ListMultipartUploads, CompleteMultipartUpload, AbortMultipartUpload. Others answer
  *   NotImplemented.
+ * - Temporary credentials issued by the management API (`temporary-credentials.ts`): the session
+ *   token's seal, scope and expiry are checked; nothing is stored.
+ * - CORS from the bucket's rules (`cors.ts`): preflights answered, headers added to answers.
+ * - `account` picks whose buckets are served (names are per account).
  */
 export { ACCESS_KEY_ID_VARIABLE, loadAccessKeys, S3ConfigError, SECRET_ACCESS_KEY_VARIABLE } from './access-keys';
 export { DEFAULT_S3_PORT, startS3Server, type RunningS3Server, type S3ServerOptions } from './server';

@@ -1,20 +1,27 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BucketCatalogue, type RuntimeOptions } from '../bucket';
+import { BucketCatalogue, HOME_ACCOUNT_ID, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
+import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, preflightRefusal, S3Error, toS3Error } from './errors';
 import { controlFaults, FAULTS_PATH, injectFault, s3FaultSet } from './faults';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
 import { verifySignature, type AccessKeys } from './sigv4';
+import { keysForRequest, requireInScope } from './temporary-credentials';
 import { xmlDocument } from './xml';
 
 export interface S3ServerOptions {
   /** Access key ids and their secret keys; requests signed with one of them are allowed. */
   accessKeys: AccessKeys;
-  /** Where the buckets live (`<dataDir>/buckets/<name>/`), shared with workers; `./data` by default. */
+  /** Where the buckets live (the catalogue of `<dataDir>`), shared with workers and the API; `./data` by default. */
   dataDir?: string;
+  /**
+   * The account whose buckets the endpoint serves (on the platform each account has its own
+   * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
+   */
+  account?: string;
   /** 8788 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -58,24 +65,33 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   // Bad rules throw here, before anything is opened or listens.
   const faults = s3FaultSet(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
   if (options.faultRules) faults.replace(options.faultRules.list, options.faultRules.source);
-  const catalogue = new BucketCatalogue(dataDir, options.runtime ?? {});
+  const account = options.account ?? HOME_ACCOUNT_ID;
+  const catalogue = new BucketCatalogue(dataDir, { defaultAccount: account, defaults: options.runtime ?? {} });
+  const buckets = catalogue.account(account);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const requestId = nextRequestId();
     let request: S3Request | undefined;
     let response: S3Response;
     try {
       request = readRequest(incoming);
-      // A CORS preflight is never signed; buckets here have no CORS rules to answer it with.
-      if (request.method === 'OPTIONS') throw preflightRefusal(request.headers);
-      const signer = verifySignature(request, options.accessKeys, now());
-      const context: S3Context = { request, signer, catalogue, region };
-      if (request.rawPath === FAULTS_PATH) {
-        response = await controlFaults(context, faults);
+      // A CORS preflight is never signed: the bucket's CORS rules answer it.
+      if (isPreflight(request)) {
+        response = await preflight(request, buckets);
+      } else if (request.method === 'OPTIONS') {
+        throw preflightRefusal(request.headers);
       } else {
-        const operation = route(request);
-        if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
-        if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
-        response = await operation.run(context);
+        const { keys, grant } = keysForRequest(request, options.accessKeys, account, now());
+        const signer = verifySignature(request, keys, now());
+        const context: S3Context = { request, signer, catalogue, region };
+        if (request.rawPath === FAULTS_PATH) {
+          response = await controlFaults(context, faults);
+        } else {
+          const operation = route(request);
+          if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
+          if (grant) requireInScope(grant, request, operation.name);
+          if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
+          response = await operation.run(context);
+        }
       }
     } catch (error) {
       response = errorResponse(
@@ -85,6 +101,9 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
         report,
         incoming,
       );
+    }
+    if (request?.headers.has('origin') && !isPreflight(request)) {
+      response = { ...response, headers: { ...response.headers, ...(await corsHeaders(request, buckets)) } };
     }
     await send(outgoing, response, requestId, incoming.method === 'HEAD', report);
   };

@@ -3,32 +3,43 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from 'pino';
+import type { BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
-import type { Store } from '../store';
+import { frozenJson, type Store } from '../store';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
 import { faultsEndpoint, FAULTS_PATH } from './faults/control-endpoint';
 import { apiFaultCatalogue, injectFaults } from './faults/fault-step';
 import { limitRequests } from './faults/rate-limit-step';
 import { handlers } from './handlers';
-import { FilterValidationFailure } from './handlers/filters';
-import { sendErrors, sendFilterFailure, sendResult } from './http/envelope';
+import { resultSender, sendError, type ResultInfo } from './http/envelope';
 import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath, documentWording, loadDocument, loadValidationDocument } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
 import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
-import type { AnyReply, Context, Handler, OperationId } from './http/operations';
+import { oneSegmentObjectKey } from './http/object-keys';
 import { requestLogger } from './http/request-logger';
+import { routeFirst } from './http/routing';
 import { series } from './http/series';
-import { rememberAcceptedRequests } from './http/validation-memo';
+import { isPlainText } from './http/text-json';
+import { acceptedRequestMemo } from './http/validation-memo';
+import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
+import { storeErrorAnswer } from './store-errors';
 
 export interface AppOptions {
   store: Store;
   /** The engine behind the store, as GET /readyz names it (default sqlite). */
   database?: 'sqlite' | 'postgres';
   credentials: CredentialRegistry;
+  /** The buckets the bucket family serves (the catalogue shared with workers and the S3 endpoint). */
+  buckets: BucketCatalogue;
+  /**
+   * S3 access keys (id to secret) that temporary credentials may derive from: the same keys
+   * the S3 endpoint is given, so both derive the same temporary secrets. None by default.
+   */
+  s3AccessKeys?: ReadonlyMap<string, string>;
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
@@ -46,7 +57,7 @@ export interface App {
 
 interface AuthenticatedRequest extends Request {
   principal?: Principal;
-  openapi?: { schema?: { operationId?: string }; pathParams?: Record<string, string> };
+  openapi?: { schema?: { operationId?: string; requestBody?: { content?: Record<string, unknown> } }; pathParams?: Record<string, string> };
 }
 
 const bodyLimit = '1mb';
@@ -68,29 +79,43 @@ export function createApp(options: AppOptions): App {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // The document's paths are matched case for case: the validator, which routes the API, reads
+  // this setting. What the app serves outside the API answers in any case, as Express matches by
+  // default: their paths are written case-insensitive.
+  app.enable('case sensitive routing');
   // For load balancers: outside the API (no document, no credentials) and not logged per probe.
-  app.get('/readyz', (_req, res) => {
+  app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
     databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
   });
   app.use(requestLogger(logger));
-  app.use(FAULTS_PATH, faultsEndpoint(faults, credentials));
+  app.use(new RegExp(`^${FAULTS_PATH}(?=/|$)`, 'i'), faultsEndpoint(faults, credentials));
 
-  const routes = documentRoutes(document);
   const prefix = `${basePath}/`;
-  /** Routing, then authentication, before anything reads the body. */
-  const routeAndAuthenticate = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
+  const { routingSteps, requestSteps, responseSteps } = splitValidator(validator);
+  // An unknown route is named by its whole path, as the real service names it.
+  const { route, refuseKept } = routeFirst(series(routingSteps), isValidatorNotFound, (req) => notFound(req.originalUrl.split('?')[0]!));
+  /** A request as routing takes it: an object key in one segment, HEAD as GET. */
+  const normalize = (req: Request, res: Response, next: NextFunction) => {
+    // An object key may arrive with its slashes as they are (wrangler): one segment from here on.
+    // (The validator routes by `originalUrl`, so both change.)
+    if (req.url.includes('/objects/')) {
+      req.url = oneSegmentObjectKey(req.url);
+      req.originalUrl = oneSegmentObjectKey(req.originalUrl);
+    }
     // HEAD is GET without the body (RFC 9110): validated and answered as GET, while Node's
     // response, created for a HEAD request, drops the body and keeps the headers.
     if (req.method === 'HEAD') {
       res.locals.method = 'HEAD';
       req.method = 'GET';
     }
-    // Routing comes first, as on the real service: an unknown route is a 404 with or without credentials.
-    if (!routes.find(req.path.slice(basePath.length))) return next(notFound(req.originalUrl.split('?')[0]!));
+    next();
+  };
+  const authenticateRequest = (req: AuthenticatedRequest, _res: Response, next: NextFunction) => {
     req.principal = authenticate(req.headers, credentials);
     next();
   };
+  const sendResult = resultSender(frozenJson);
   const dispatch = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const operationId = req.openapi?.schema?.operationId as OperationId | undefined;
     const handler = operationId ? (handlers[operationId] as Handler<OperationId> | undefined) : undefined;
@@ -102,23 +127,45 @@ export function createApp(options: AppOptions): App {
       body: req.body,
       principal: req.principal!,
       store,
+      buckets: options.buckets,
+      s3AccessKeys: options.s3AccessKeys ?? new Map(),
+      request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;
     handler(context).then(
-      (reply: AnyReply) =>
-        'noContent' in reply ? res.status(204).end() : sendResult(res, reply.result, reply.result_info, options.validateResponses === true),
+      (reply: AnyReply) => {
+        if ('noContent' in reply) return res.status(204).end();
+        if ('stream' in reply) return sendStream(res, reply, logger);
+        sendResult(res, reply.result, reply.result_info as ResultInfo | undefined, options.validateResponses === true);
+      },
       (error: unknown) => next(error),
     );
   };
-  // Bodies are read only after routing and authentication: an unknown route or a client without
-  // credentials never makes the server parse up to 1 MiB.
-  const { requestSteps, responseSteps } = splitValidator(validator);
+  // Bodies by what the document's operation takes (as the route found says): raw bytes (object
+  // uploads) are left unread for the handler to stream; JSON sent as text/plain is read as JSON
+  // where the document says so.
+  const json = express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const plainTextJson = express.json({ limit: bodyLimit, type: () => true, verify: (_req, _res, body) => refuseDeepJson(body) });
+  const readBody = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
+    const media = Object.keys(req.openapi?.schema?.requestBody?.content ?? {});
+    if (media.includes('*/*')) return next();
+    if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
+    return json(req, res, next);
+  };
+  // Routing comes first, as on the real service: an unknown route is a 404 with or without
+  // credentials. Bodies are read only after routing and authentication: an unknown route or a
+  // client without credentials never makes the server parse up to 1 MiB.
+  // A repeat of an accepted method and path gets the validator's verdict back before routing, and
+  // skips it and the request steps (see validation-memo.ts).
+  const memo = acceptedRequestMemo(document);
   // Faults and the rate limit answer before the response validator wraps the response: their
   // answers are the platform's, which the document does not list.
   const api = series([
-    routeAndAuthenticate,
+    normalize,
+    memo.recall([route]),
+    authenticateRequest,
     ...(options.rateLimit ? [limitRequests(new RequestBudget(options.rateLimit))] : []),
-    rememberAcceptedRequests([express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) }), ...requestSteps], document),
+    memo.validate([readBody, refuseKept, ...requestSteps]),
     injectFaults(faults),
     ...responseSteps,
     dispatch,
@@ -126,12 +173,11 @@ export function createApp(options: AppOptions): App {
   app.use((req, res, next) => (req.path.startsWith(prefix) ? api(req, res, next) : next()));
   app.use((req, _res, next) => next(notFound(req.path)));
   app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof FilterValidationFailure) return sendFilterFailure(res, error.message);
     const method = (res.locals.method as string | undefined) ?? req.method;
-    const apiError = toApiError(error, { method, path: req.path.replace(basePath, '') || '/' }, wording);
-    if (apiError.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
-    if (apiError.status === 405) res.setHeader('Allow', routes.find(req.path.replace(basePath, ''))?.methods ?? '');
-    sendErrors(res, apiError.status, apiError.errors);
+    const path = req.path.replace(basePath, '') || '/';
+    const answer = storeErrorAnswer(error, path) ?? toApiError(error, { method, path }, wording);
+    if (answer.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
+    sendError(res, answer);
   });
 
   return { app, ready: warmUp(validator) };
@@ -152,6 +198,51 @@ export function documentValidator(document: Record<string, unknown>, validateRes
   });
 }
 
+/**
+ * Sends a streamed reply: the bytes go out as they are read, the reading waiting whenever the
+ * client is slower (memory holds a chunk, not the object). A HEAD request gets the headers only.
+ */
+function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
+  const { status, headers, body } = reply.stream;
+  res.writeHead(status, headers);
+  if (body === null || res.locals.method === 'HEAD') {
+    void body?.cancel();
+    res.end();
+    return;
+  }
+  const reader = body.getReader();
+  const pump = async () => {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return void res.end();
+      // The next chunk is read only once the socket took this one.
+      if (!res.write(value)) await drained(res);
+    }
+  };
+  pump().catch((error: unknown) => {
+    // The client went away, or storage failed mid-body: the answer cannot say so any more.
+    void reader.cancel().catch(() => {});
+    if (!res.destroyed) logger.error({ err: error }, 'streaming a body failed');
+    res.destroy();
+  });
+}
+
+/** Resolves when the response can take more; rejects when the connection closes first. */
+function drained(res: Response): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (error?: Error) => {
+      res.off('drain', onDrain);
+      res.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    res.once('drain', onDrain);
+    res.once('close', onClose);
+  });
+}
+
 /** Whether the store's database answers within the readiness timeout. */
 async function databaseAnswers(store: Store): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
@@ -163,47 +254,24 @@ async function databaseAnswers(store: Store): Promise<boolean> {
   }
 }
 
-/** The document's path templates as matchers, for routing before authentication and for `Allow`. */
-function documentRoutes(document: Record<string, unknown>) {
-  // By segment count (a template's parameters never hold a slash): a path is tried only against
-  // the few templates of its length.
-  const bySegments = new Map<number, { pattern: RegExp; methods: string }[]>();
-  for (const [template, item] of Object.entries(document.paths as Record<string, Record<string, unknown>>)) {
-    const route = {
-      pattern: new RegExp(`^${template.replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
-      methods: Object.keys(item)
-        .filter((key) => ['get', 'put', 'post', 'patch', 'delete'].includes(key))
-        .map((method) => method.toUpperCase())
-        .join(', '),
-    };
-    const segments = segmentCount(template);
-    bySegments.set(segments, [...(bySegments.get(segments) ?? []), route]);
-  }
-  return {
-    /** The path item matching a path relative to the base path, if any. */
-    find: (relativePath: string) => bySegments.get(segmentCount(relativePath))?.find(({ pattern }) => pattern.test(relativePath)),
-  };
-}
-
-/** Segments of a path, a trailing slash not counted (the patterns accept one). */
-function segmentCount(path: string): number {
-  let count = 0;
-  for (let i = 0; i < path.length - 1; i += 1) if (path.charCodeAt(i) === 47) count += 1;
-  return count;
-}
-
 /**
- * The validator's middlewares that check the request, and the one that checks responses (when
- * on). Told apart by name: an upgrade that renames them fails here, at start-up.
+ * The validator's middlewares, by what they do: routing (the path parameters and the route's
+ * metadata: which operation), checking the request, and checking responses (when on). Told apart
+ * by name: an upgrade that renames them fails here, at start-up.
  */
 function splitValidator(validator: express.RequestHandler[]) {
-  const requestNames = ['pathParamsMiddleware', 'metadataMiddleware', 'securityMiddleware', 'requestMiddleware'];
-  const unknown = validator.filter((step) => !requestNames.includes(step.name) && step.name !== 'responseMiddleware');
+  const routingNames = ['pathParamsMiddleware', 'metadataMiddleware'];
+  const requestNames = ['securityMiddleware', 'requestMiddleware'];
+  const known = [...routingNames, ...requestNames, 'responseMiddleware'];
+  const unknown = validator.filter((step) => !known.includes(step.name));
   if (unknown.length > 0) throw new Error(`unexpected validator middlewares: ${unknown.map((step) => step.name || '(anonymous)').join(', ')}`);
-  return {
-    requestSteps: validator.filter((step) => requestNames.includes(step.name)),
-    responseSteps: validator.filter((step) => step.name === 'responseMiddleware'),
-  };
+  const named = (names: readonly string[]) => validator.filter((step) => names.includes(step.name));
+  return { routingSteps: named(routingNames), requestSteps: named(requestNames), responseSteps: named(['responseMiddleware']) };
+}
+
+/** The validator's refusal of a path no operation of the document has. */
+function isValidatorNotFound(error: unknown): boolean {
+  return error instanceof OpenApiValidator.error.NotFound;
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */

@@ -20,6 +20,11 @@ export interface ServerConfig {
   validateResponses: boolean;
   http: HttpLimits;
   credentials: CredentialRegistry;
+  /**
+   * S3 access keys temporary credentials may derive from (`S3_ACCESS_KEY_ID` +
+   * `S3_SECRET_ACCESS_KEY`, as `npm run s3` reads them): kept in memory only.
+   */
+  s3AccessKeys: Map<string, string>;
   /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
   generatedToken: string | undefined;
   /** FAULTS_FILE: fault rules to start with (its `api` list). */
@@ -126,6 +131,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
   }
   if (env.AUTH_FILE) loadAuthFile(env.AUTH_FILE, credentials);
 
+  const s3AccessKeys = new Map<string, string>();
+  if (Boolean(env.S3_ACCESS_KEY_ID) !== Boolean(env.S3_SECRET_ACCESS_KEY)) {
+    throw new Error('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together: set both or neither');
+  }
+  if (env.S3_ACCESS_KEY_ID && env.S3_SECRET_ACCESS_KEY) s3AccessKeys.set(env.S3_ACCESS_KEY_ID, env.S3_SECRET_ACCESS_KEY);
+
   const logLevel = env.LOG_LEVEL || 'info';
   if (!logLevels.includes(logLevel)) throw new Error(`LOG_LEVEL must be one of ${logLevels.join(', ')}, not "${logLevel}"`);
   return {
@@ -138,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     validateResponses: flag(env.VALIDATE_RESPONSES, 'VALIDATE_RESPONSES', false),
     http: httpLimits(env),
     credentials,
+    s3AccessKeys,
     generatedToken,
     faultsFile: env.FAULTS_FILE ? path.resolve(env.FAULTS_FILE) : undefined,
     rateLimit: rateLimit(env),

@@ -3,6 +3,7 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
+import { BucketCatalogue } from '../bucket';
 import { readRulesFile } from '../faults';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
@@ -26,10 +27,15 @@ async function main(): Promise<void> {
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
+  // The buckets of the data directory: the same catalogue `npm run bucket`, workers and the S3
+  // endpoint use, so the API serves the buckets they see.
+  const buckets = new BucketCatalogue(config.dataDir);
   const { app, ready } = createApp({
     store,
     database,
     credentials: config.credentials,
+    buckets,
+    s3AccessKeys: config.s3AccessKeys,
     logger,
     validateResponses: config.validateResponses,
     ...(faultRules ? { faultRules } : {}),
@@ -64,7 +70,7 @@ async function main(): Promise<void> {
     force.unref();
     // In-flight requests finish first, then the store drains and closes its connections.
     server.close(() => {
-      store.close().then(
+      Promise.all([store.close(), buckets.close()]).then(
         () => exit(0),
         () => exit(1),
       );

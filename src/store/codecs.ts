@@ -4,6 +4,15 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Freezes a value and everything in it; what the store keeps in memory is frozen, so no caller can change it for the next. */
+export function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 const frozenTexts = new WeakMap<object, string>();
 
 /**

@@ -9,6 +9,7 @@ export type {
   CertificatePackListOptions,
   CertificatePackOrder,
   CertificatePackRepository,
+  CheckedWrite,
   InvitationRepository,
   LogpushJobRepository,
   MigrationTransition,

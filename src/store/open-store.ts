@@ -1,27 +1,25 @@
 import { projectFile } from '../project-files';
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
-import type { DialectTraits } from './dialect';
+import type { EngineTraits } from './engine-traits';
 import { accountRepository } from './repositories/accounts';
 import { certificatePackRepository } from './repositories/certificate-packs';
 import { invitationRepository } from './repositories/invitations';
 import { ACCOUNT_JOBS, logpushJobRepository, ZONE_JOBS } from './repositories/logpush-jobs';
-import { rulesetRepository } from './repositories/rulesets';
 import { userRepository } from './repositories/users';
 import { wafRepository } from './repositories/waf';
 import { zoneRepository } from './repositories/zones';
 import { migrateToLatest } from './schema/migrations';
 import type { Database } from './schema/tables';
 import { insertSeed, isEmpty } from './seed/insert';
+import { RulesetCaches, rulesetRepository } from './rulesets';
+import { SeededRows } from './seeded-rows';
 import { loadSeedFile } from './seed/load';
-import {
-  createEnvironment,
-  runInTransaction,
-  standaloneExecutor,
-  transactionExecutor,
-  type Executor,
-} from './session';
 import type { Repositories, Store } from './store';
+import { createEnvironment } from './transaction/environment';
+import { standaloneExecutor, transactionExecutor, type Executor } from './transaction/executor';
+import { runInTransaction } from './transaction/run-in-transaction';
+import type { Account, Zone } from './types';
 import { SEED_LOCK } from './write-locks';
 
 /** The fixtures that ship with the project. */
@@ -36,18 +34,26 @@ export interface StoreOptions {
   seed?: string | false;
 }
 
+/** What one store keeps in memory, shared by all its reads and transactions. */
+interface StoreMemory {
+  readonly accounts: SeededRows<Account>;
+  readonly zones: SeededRows<Zone>;
+  readonly rulesets: RulesetCaches;
+}
+
 /**
  * Builds the store over any Kysely database: migrates it, seeds it when empty, and hands
- * out repositories. Engine specifics stay in `dialect` (and in the Kysely dialect).
+ * out repositories. Engine specifics stay in `engine` (and in the Kysely dialect).
  */
 export async function openKyselyStore(
   db: Kysely<Database>,
-  dialect: DialectTraits,
+  engine: EngineTraits,
   options: StoreOptions = {},
 ): Promise<Store> {
-  const env = createEnvironment(db, options.clock ?? systemClock, dialect);
+  const env = createEnvironment(db, options.clock ?? systemClock, engine);
+  const memory: StoreMemory = { accounts: new SeededRows(), zones: new SeededRows(), rulesets: new RulesetCaches() };
   try {
-    await migrateToLatest(db as Kysely<unknown>, dialect.location);
+    await migrateToLatest(db as Kysely<unknown>, engine.location);
     const seedFile = options.seed ?? DEFAULT_SEED_FILE;
     if (seedFile !== false && (await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)))) {
       const seed = await loadSeedFile(seedFile);
@@ -63,7 +69,7 @@ export async function openKyselyStore(
         // Engines without a database-wide write lock let two openers both see it empty;
         // the loser's inserts collide with the winner's rows, and the winner's seed stands.
         const seededByAnother =
-          dialect.isUniqueViolation(error) && !(await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)));
+          engine.isUniqueViolation(error) && !(await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)));
         if (!seededByAnother) {
           throw error;
         }
@@ -76,9 +82,9 @@ export async function openKyselyStore(
 
   let closed = false;
   return {
-    ...everyRepository(standaloneExecutor(env)),
+    ...everyRepository(standaloneExecutor(env), memory),
     clock: env.clock,
-    transaction: (work) => runInTransaction(env, (ctx) => work(repositories(transactionExecutor(ctx)))),
+    transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -106,10 +112,13 @@ class LazyRepositories implements Repositories {
   #logpushJobs?: Repositories['logpushJobs'];
   #accountLogpushJobs?: Repositories['accountLogpushJobs'];
 
-  constructor(private readonly executor: Executor) {}
+  constructor(
+    private readonly executor: Executor,
+    private readonly memory: StoreMemory,
+  ) {}
 
   get accounts() {
-    return (this.#accounts ??= accountRepository(this.executor));
+    return (this.#accounts ??= accountRepository(this.executor, this.memory.accounts));
   }
   get users() {
     return (this.#users ??= userRepository(this.executor));
@@ -118,7 +127,7 @@ class LazyRepositories implements Repositories {
     return (this.#invitations ??= invitationRepository(this.executor));
   }
   get zones() {
-    return (this.#zones ??= zoneRepository(this.executor));
+    return (this.#zones ??= zoneRepository(this.executor, this.memory.zones));
   }
   get waf() {
     return (this.#waf ??= wafRepository(this.executor));
@@ -127,7 +136,7 @@ class LazyRepositories implements Repositories {
     return (this.#certificatePacks ??= certificatePackRepository(this.executor));
   }
   get rulesets() {
-    return (this.#rulesets ??= rulesetRepository(this.executor));
+    return (this.#rulesets ??= rulesetRepository(this.executor, this.memory.rulesets));
   }
   get logpushJobs() {
     return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS));
@@ -137,13 +146,9 @@ class LazyRepositories implements Repositories {
   }
 }
 
-function repositories(executor: Executor): Repositories {
-  return new LazyRepositories(executor);
-}
-
 /** Every repository made at once, as plain members (the store's own, outside transactions). */
-function everyRepository(executor: Executor): Repositories {
-  const lazy = new LazyRepositories(executor);
+function everyRepository(executor: Executor, memory: StoreMemory): Repositories {
+  const lazy = new LazyRepositories(executor, memory);
   const names = Object.getOwnPropertyNames(LazyRepositories.prototype).filter((name) => name !== 'constructor') as (keyof Repositories)[];
   return Object.fromEntries(names.map((name) => [name, lazy[name]])) as unknown as Repositories;
 }

@@ -5,10 +5,10 @@ import type {
   CertificatePack,
   Invitation,
   InvitationAnswer,
-  LegacyWafConfig,
-  LegacyWafOverride,
-  LegacyWafPackage,
-  LegacyWafPackagePatch,
+  PreviousWafConfig,
+  PreviousWafOverride,
+  PreviousWafPackage,
+  PreviousWafPackagePatch,
   LogpushJob,
   LogpushJobInput,
   LogpushJobPatch,
@@ -83,7 +83,7 @@ export interface WafRepository {
    */
   transition(zoneId: string, step: MigrationTransition): Promise<ZoneWafState>;
   /** The previous-WAF configuration of a zone; null for an unknown zone. */
-  getLegacyConfig(zoneId: string): Promise<LegacyWafConfig | null>;
+  getPreviousConfig(zoneId: string): Promise<PreviousWafConfig | null>;
   // Each write below throws PreviousWafRetiredError once the zone's migration has finished.
   /** Throws NotFoundError when the zone has no such override. */
   deleteUriOverride(zoneId: string, overrideId: string): Promise<void>;
@@ -92,14 +92,14 @@ export interface WafRepository {
   /** Replaces every field of an override but its id. Throws NotFoundError. */
   updateUriOverride(zoneId: string, overrideId: string, input: UriWafOverrideInput): Promise<UriWafOverride>;
   /** Changes a package's global settings. Throws NotFoundError when the zone has no such package. */
-  updatePackage(zoneId: string, packageId: string, patch: LegacyWafPackagePatch): Promise<LegacyWafPackage>;
+  updatePackage(zoneId: string, packageId: string, patch: PreviousWafPackagePatch): Promise<PreviousWafPackage>;
   /**
    * Records the mode a zone set on a group or rule of one of its packages (replacing any earlier
    * one), or, with `mode: null`, forgets it so the default applies again. The store keeps modes
    * as given: which ids and modes are valid is the catalogue's business. Throws NotFoundError
    * when the zone has no such package.
    */
-  setMode(zoneId: string, setting: Omit<LegacyWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
+  setMode(zoneId: string, setting: Omit<PreviousWafOverride, 'mode'> & { mode: string | null }): Promise<void>;
 }
 
 export interface CertificatePackListOptions extends PageRequest<CertificatePackOrder> {
@@ -126,6 +126,17 @@ export interface RuleWriteOptions extends RulesetWriteOptions {
   position?: RulePosition;
 }
 
+/**
+ * The caller's own checks of a write against the ruleset it changes. The store finds the ruleset
+ * writable from the scope first (once, under the ruleset's lock, in the write's transaction:
+ * NotFoundError, ReadOnlyRulesetError), then calls `check` with the ruleset as it stands, before
+ * anything is written; whatever `check` throws refuses the write. Inside `check`, read through the
+ * `tx` repositories of the transaction the write runs in, never the store itself.
+ */
+export interface CheckedWrite {
+  check?: (current: Ruleset) => void | Promise<void>;
+}
+
 export interface RulesetRepository {
   /** Rulesets without their rules. Account scope includes the platform's managed rulesets. */
   list(scope: RulesetScope, page?: PageRequest<RulesetOrder>): Promise<Page<RulesetSummary>>;
@@ -137,7 +148,7 @@ export interface RulesetRepository {
   /** Creates a ruleset at version 1. Throws EntryPointExistsError for a second entry point of a phase. */
   create(scope: RulesetScope, input: RulesetInput): Promise<Ruleset>;
   /** Replaces all rules (and optionally name and description); the version goes up by one. */
-  update(scope: RulesetScope, id: string, update: RulesetUpdate, options?: RulesetWriteOptions): Promise<Ruleset>;
+  update(scope: RulesetScope, id: string, update: RulesetUpdate, options?: RulesetWriteOptions & CheckedWrite): Promise<Ruleset>;
   /** Creates the phase entry point when absent, else replaces its rules. */
   putEntryPoint(
     scope: RulesetScope,
@@ -145,19 +156,24 @@ export interface RulesetRepository {
     update: RulesetUpdate,
     options?: RulesetWriteOptions,
   ): Promise<{ ruleset: Ruleset; created: boolean }>;
-  /** Changes only the fields sent of one rule and answers the whole ruleset. */
+  /**
+   * Changes only the fields sent of one rule and answers the whole ruleset. A new action sent
+   * without parameters drops the old action's parameters: they belong to the action they were
+   * given for. Throws NotFoundError, ReadOnlyRulesetError, InvalidInputError (a position outside
+   * the ruleset).
+   */
   updateRule(
     scope: RulesetScope,
     rulesetId: string,
     ruleId: string,
     patch: RulePatch,
-    options?: RuleWriteOptions,
+    options?: RuleWriteOptions & CheckedWrite,
   ): Promise<Ruleset>;
   /**
    * Adds one rule (a new id, version 1) and answers the whole ruleset. Throws NotFoundError,
    * ReadOnlyRulesetError, InvalidInputError (a position outside the ruleset).
    */
-  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleWriteOptions): Promise<Ruleset>;
+  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleWriteOptions & CheckedWrite): Promise<Ruleset>;
   /** Removes one rule and answers the whole ruleset. Throws NotFoundError, ReadOnlyRulesetError. */
   deleteRule(scope: RulesetScope, rulesetId: string, ruleId: string, options?: RulesetWriteOptions): Promise<Ruleset>;
   /**

@@ -109,7 +109,7 @@ export interface ZoneWafState {
 }
 
 /** A package of the previous WAF (the OWASP package carries sensitivity and action mode). */
-export interface LegacyWafPackage {
+export interface PreviousWafPackage {
   id: string;
   name: string;
   description: string;
@@ -119,7 +119,7 @@ export interface LegacyWafPackage {
 }
 
 /** A rule-level or group-level setting changed from its default in a previous-WAF package. */
-export interface LegacyWafOverride {
+export interface PreviousWafOverride {
   package_id: string;
   level: 'rule' | 'group';
   target_id: string;
@@ -143,12 +143,12 @@ export interface UriWafOverride {
 export type UriWafOverrideInput = Omit<UriWafOverride, 'id'>;
 
 /** New global settings of the OWASP package; fields left out stay. */
-export interface LegacyWafPackagePatch {
-  sensitivity?: NonNullable<LegacyWafPackage['sensitivity']>;
-  action_mode?: NonNullable<LegacyWafPackage['action_mode']>;
+export interface PreviousWafPackagePatch {
+  sensitivity?: NonNullable<PreviousWafPackage['sensitivity']>;
+  action_mode?: NonNullable<PreviousWafPackage['action_mode']>;
 }
 
-export interface LegacyFirewallRule {
+export interface PreviousFirewallRule {
   id: string;
   expression: string;
   action: string;
@@ -170,11 +170,11 @@ export interface PageRule {
 }
 
 /** Everything of the previous WAF that the migration reads. */
-export interface LegacyWafConfig {
-  packages: LegacyWafPackage[];
-  overrides: LegacyWafOverride[];
+export interface PreviousWafConfig {
+  packages: PreviousWafPackage[];
+  overrides: PreviousWafOverride[];
   uri_overrides: UriWafOverride[];
-  firewall_rules: LegacyFirewallRule[];
+  firewall_rules: PreviousFirewallRule[];
   page_rules: PageRule[];
 }
 

@@ -62,7 +62,7 @@ describe('create, list, open, delete', () => {
   test('creating an existing bucket is refused (10004)', async () => {
     const { catalogue } = catalogueAt();
     await catalogue.create('photos');
-    await expectCatalogueError(catalogue.create('photos'), 10004, 'The bucket you tried to create already exists: photos.');
+    await expectCatalogueError(catalogue.create('photos'), 10004, 'The bucket you tried to create already exists, and you own it: photos.');
     expect((await catalogue.list()).map((bucket) => bucket.name)).toEqual(['photos']);
   });
 

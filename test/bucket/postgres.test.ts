@@ -12,10 +12,12 @@ import {
   type PostgresBucketsOptions,
   type RuntimeOptions,
 } from '../../src/bucket';
-import { UPLOAD_LIFETIME_MS } from '../../src/bucket/limits';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { runChild, startChild } from './child-process';
 import { md5 } from './engines';
+
+/** The platform's default rule: unfinished uploads are aborted after 7 days. */
+const DEFAULT_ABORT_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 const MiB = 1024 * 1024;
 
@@ -125,7 +127,7 @@ describe('instances in several processes on one database', () => {
       await upload.uploadPart(1, `${key}1`);
       await upload.uploadPart(2, `${key}2`);
     }
-    const later = { clock: () => now + UPLOAD_LIFETIME_MS + 1 };
+    const later = { clock: () => now + DEFAULT_ABORT_AGE_MS + 1 };
     const [a, b] = [shared(await instance(url), later), shared(await instance(url), later)];
     const seen = await Promise.all([a.listMultipartUploads(), b.listMultipartUploads(), a.listMultipartUploads()]);
     expect(seen).toEqual([[], [], []]);

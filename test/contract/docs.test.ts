@@ -73,7 +73,12 @@ describe('the published docs', () => {
     await page.getByText('Bucket binding', { exact: true }).first().click();
     await page.getByText('MultipartUpload', { exact: true }).first().click();
     await headings('MultipartUpload').waitFor({ timeout: 30_000 });
-    expect(await page.getByText('resumeMultipartUpload(key: string, uploadId: string): MultipartUpload').first().isVisible()).toBe(true);
+    // Waits for the signature to be shown (the first match in the DOM may be a hidden copy).
+    await page
+      .getByText('resumeMultipartUpload(key: string, uploadId: string): MultipartUpload')
+      .filter({ visible: true })
+      .first()
+      .waitFor({ timeout: 30_000 });
     await page.getByText('S3 endpoint', { exact: true }).first().click();
     await headings('S3 endpoint').waitFor({ timeout: 30_000 });
     await page.screenshot({ path: path.join(artifacts, 'docs.png') });

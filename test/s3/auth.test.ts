@@ -140,7 +140,7 @@ describe('presigned URLs', () => {
     }
   });
 
-  test('a CORS preflight is 400 without Origin, 403 with one: buckets here have no CORS rules', async () => {
+  test('a CORS preflight is 400 without Origin, 403 when the bucket has no CORS rule allowing it', async () => {
     const url = await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'private', Key: 'secret.txt' }), {
       expiresIn: 60,
     });

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { BucketCatalogue } from '../../src/bucket';
 import { createApp, CredentialRegistry, loadConfig } from '../../src/server';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../support/ports';
@@ -102,7 +103,7 @@ describe('GET /readyz', () => {
   });
 
   async function readiness(store: Store, database?: 'sqlite' | 'postgres') {
-    const { app, ready } = createApp({ store, database, credentials: new CredentialRegistry(), logger: pino({ level: 'silent' }) });
+    const { app, ready } = createApp({ store, database, credentials: new CredentialRegistry(), buckets: new BucketCatalogue(mkdtempSync(path.join(os.tmpdir(), 'ready-buckets-'))), logger: pino({ level: 'silent' }) });
     await ready;
     const server = await new Promise<Server>((resolve) => {
       const listening = app.listen(0, '127.0.0.1', () => resolve(listening));

@@ -64,7 +64,7 @@ describe('connection limits', () => {
   beforeAll(async () => {
     const credentials = new CredentialRegistry();
     credentials.addToken(sha256(token), { name: 'test', email: null, scope: everything });
-    const built = createApp({ store: server.store, credentials, logger: pino({ level: 'silent' }) });
+    const built = createApp({ store: server.store, credentials, buckets: server.buckets, logger: pino({ level: 'silent' }) });
     await built.ready;
     const limits = { headersTimeoutMs: 500, requestTimeoutMs: 1000, keepAliveTimeoutMs: 300, maxConnections: 2 };
     app = createServer(httpServerOptionsFor(limits), built.app);

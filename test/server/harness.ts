@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
+import { BucketCatalogue } from '../../src/bucket';
 import { ApiError, createApiClient, type ApiClient } from '../../src/client';
 import { createApp, CredentialRegistry, everything, httpServerOptions, sha256, type Scope } from '../../src/server';
 import type { RateLimitPolicy } from '../../src/rate-limit';
@@ -50,6 +51,8 @@ export interface TestServer {
   api: ApiClient;
   store: Store;
   dataDir: string;
+  /** The server's bucket catalogue (`<dataDir>/buckets/...`). */
+  buckets: BucketCatalogue;
   /** A client with other credentials (or none). */
   client(credentials?: { token: string } | { email: string; key: string }): ApiClient;
   /** Plain fetch against the server, for what the typed client cannot send. */
@@ -65,6 +68,10 @@ export interface StartOptions {
   tokens?: ExtraToken[];
   /** Validate every response (default true); false runs the server as `npm start` does. */
   validateResponses?: boolean;
+  /** S3 access keys temporary credentials may derive from. */
+  s3AccessKeys?: ReadonlyMap<string, string>;
+  /** Options of the buckets the server opens (clock, part size). */
+  bucketDefaults?: import('../../src/bucket').RuntimeOptions;
   /** Fault rules to start with, as FAULTS_FILE's `api` list. */
   faultRules?: unknown[];
   /** The platform's rate limit, as RATE_LIMIT turns it on. */
@@ -86,9 +93,12 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
   for (const extra of options.tokens ?? []) {
     credentials.addToken(sha256(extra.token), { name: 'extra', email: extra.email ?? null, scope: extra.scope });
   }
+  const buckets = new BucketCatalogue(dataDir, { defaults: options.bucketDefaults ?? {} });
   const { app, ready } = createApp({
     store,
     credentials,
+    buckets,
+    ...(options.s3AccessKeys ? { s3AccessKeys: options.s3AccessKeys } : {}),
     logger: options.logger ?? pino({ level: process.env.TEST_SERVER_LOG ?? 'silent' }),
     validateResponses: options.validateResponses ?? true,
     ...(options.faultRules ? { faultRules: { list: options.faultRules, source: 'test rules' } } : {}),
@@ -107,12 +117,14 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     api: client(),
     store,
     dataDir,
+    buckets,
     client,
     fetch: (pathAndQuery, init) => fetch(`${baseUrl}${pathAndQuery}`, init),
     async stop({ keepData = false } = {}) {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await store.close();
+      await buckets.close();
       if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -328,7 +328,7 @@ describe('the journey: URI-override zone -> delete overrides -> compatible -> mi
 
   it('answers 410 to a write that the finishing migration overtook after the handler checked the state', async () => {
     await calls.migrate(enterprise, 'pending');
-    const before = await server.store.waf.getLegacyConfig(enterprise);
+    const before = await server.store.waf.getPreviousConfig(enterprise);
     // The handler reads the state as it was before the migration committed: a race, made certain.
     const getState = server.store.waf.getState.bind(server.store.waf);
     vi.spyOn(server.store.waf, 'getState').mockImplementation(async (zoneId) => {
@@ -343,7 +343,7 @@ describe('the journey: URI-override zone -> delete overrides -> compatible -> mi
     }
     expect(answers).toEqual({ updateWafPackage: '410 20307', updateWafGroup: '410 20307', updateWafRule: '410 20307', createWafOverride: '410 20307' });
     vi.restoreAllMocks();
-    expect(await server.store.waf.getLegacyConfig(enterprise)).toEqual(before);
+    expect(await server.store.waf.getPreviousConfig(enterprise)).toEqual(before);
   });
 
   it('answers 410 on the Pro zone, which already uses the new WAF', async () => {

@@ -37,7 +37,9 @@ export function firstExample(doc: Json, operation: Json, status: string): unknow
   const components = doc.components as Record<string, Record<string, Json>>;
   let response = (operation.responses as Record<string, Json>)[status]!;
   if (typeof response.$ref === 'string') response = components.responses![response.$ref.split('/').pop()!]!;
-  const media = (response.content as Record<string, Json>)['application/json']!;
+  const content = response.content as Record<string, Json>;
+  // JSON where the operation answers JSON; otherwise its one media type (an object's bytes).
+  const media = content['application/json'] ?? Object.values(content)[0]!;
   let example = Object.values(media.examples as Record<string, Json>)[0]!;
   if (typeof example.$ref === 'string') example = components.examples![example.$ref.split('/').pop()!]!;
   return example.value;

@@ -9,7 +9,7 @@ import { temporaryDirectory } from './config-files';
 vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
 const bucket = (dataDir: string, ...args: string[]) => runCommand('bucket', ['--data-dir', dataDir, ...args]);
-const USAGE = 'Usage: npm run bucket -- <command> [--data-dir <dir>]';
+const USAGE = 'Usage: npm run bucket -- <command> [--account <id>] [--data-dir <dir>]';
 
 test('create, list, delete', async () => {
   const dataDir = join(temporaryDirectory(), 'data');
@@ -42,7 +42,7 @@ describe.concurrent('refusals', () => {
     await bucket(dataDir, 'create', 'photos');
     const again = await bucket(dataDir, 'create', 'photos');
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain('bucket create failed: The bucket you tried to create already exists: photos. (code 10004)\n');
+    expect(again.stderr).toContain('bucket create failed: The bucket you tried to create already exists, and you own it: photos. (code 10004)\n');
   });
 
   // A name starting with "-" would read as an option: it goes after "--".

@@ -1,4 +1,4 @@
-import { hash, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, timingSafeEqual } from 'node:crypto';
 
 /** What a credential may reach. `null` lists mean everything. */
 export interface Scope {
@@ -13,6 +13,11 @@ export interface Principal {
   name: string;
   email: string | null;
   scope: Scope;
+  /**
+   * For API tokens, the token's id: derived from its hash (never from the token itself), so it
+   * is stable across restarts and says nothing about the secret. Absent for keys.
+   */
+  tokenId?: string;
 }
 
 interface TokenEntry {
@@ -41,7 +46,8 @@ export class CredentialRegistry {
   private readonly keys: KeyEntry[] = [];
 
   addToken(hash: Buffer, principal: Principal): void {
-    this.tokens.push({ hash, principal });
+    const tokenId = createHash('sha256').update('token-id:').update(hash).digest('hex').slice(0, 32);
+    this.tokens.push({ hash, principal: { ...principal, tokenId } });
   }
 
   addKey(email: string, hash: Buffer, principal: Principal): void {

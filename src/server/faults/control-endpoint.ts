@@ -2,7 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { FaultRulesError, splitFaces, type FaultSet } from '../../faults';
 import { authenticate } from '../auth/authenticate';
 import type { CredentialRegistry } from '../auth/credentials';
-import { sendErrors, sendResult } from '../http/envelope';
+import { resultSender, sendError } from '../http/envelope';
 import { ApiError, Codes } from '../http/errors';
 
 export const FAULTS_PATH = '/__faults';
@@ -16,6 +16,7 @@ export const FAULTS_PATH = '/__faults';
  */
 export function faultsEndpoint(faults: FaultSet, credentials: CredentialRegistry): express.Router {
   const router = express.Router();
+  const sendResult = resultSender(JSON.stringify);
   const listing = (res: Response) => sendResult(res, { api: faults.list() }, undefined, false);
   router.use((req: Request, _res: Response, next: NextFunction) => {
     const principal = authenticate(req.headers, credentials);
@@ -41,7 +42,7 @@ export function faultsEndpoint(faults: FaultSet, credentials: CredentialRegistry
   });
   router.all('/', (req, res) => {
     res.setHeader('Allow', 'GET, PUT, DELETE');
-    sendErrors(res, 405, [{ code: Codes.methodNotAllowed, message: `Method ${req.method} not allowed on ${FAULTS_PATH}` }]);
+    sendError(res, ApiError.of(405, Codes.methodNotAllowed, `Method ${req.method} not allowed on ${FAULTS_PATH}`));
   });
   // Rules refused: one envelope error per problem, each naming the rule and the field.
   router.use((error: unknown, _req: Request, _res: Response, next: NextFunction) => {

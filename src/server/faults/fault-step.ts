@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { dropConnection, type FaultSet, type RuleCatalogue } from '../../faults';
-import { sendErrors } from '../http/envelope';
+import { sendError } from '../http/envelope';
+import { ApiError } from '../http/errors';
 import { basePath } from '../http/openapi-document';
 
 type RoutedRequest = Request & { openapi?: { schema?: { operationId?: string } } };
@@ -45,7 +46,7 @@ export function injectFaults(faults: FaultSet): RequestHandler {
       if (effect.drop !== undefined) return dropConnection(res, effect.drop, PARTIAL_ENVELOPE);
       if (effect.status === undefined) return next();
       if (effect.retryAfter !== undefined) res.setHeader('Retry-After', String(effect.retryAfter));
-      sendErrors(res, effect.status, effect.errors ?? []);
+      sendError(res, new ApiError(effect.status, effect.errors ?? []));
     };
     if (effect.delayMs > 0) setTimeout(act, effect.delayMs);
     else act();

@@ -2,7 +2,8 @@ import type { Request, RequestHandler } from 'express';
 import { RATE_LIMITED } from '../../faults';
 import { rateLimitHeaders, type RequestBudget } from '../../rate-limit';
 import type { Principal } from '../auth/credentials';
-import { sendErrors } from '../http/envelope';
+import { sendError } from '../http/envelope';
+import { ApiError } from '../http/errors';
 
 /**
  * The platform's rate limit, after authentication and before the body is read: every request of
@@ -17,7 +18,7 @@ export function limitRequests(budget: RequestBudget): RequestHandler {
     budget.take(user).then((verdict) => {
       for (const [name, value] of Object.entries(rateLimitHeaders(budget.policy, verdict))) res.setHeader(name, value);
       if (verdict.allowed) return next();
-      sendErrors(res, 429, [RATE_LIMITED]);
+      sendError(res, new ApiError(429, [RATE_LIMITED]));
     }, next);
   };
 }

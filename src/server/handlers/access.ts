@@ -1,9 +1,9 @@
 import type { Account, Page, PageRequest, Zone } from '../../store';
 import { canReachAccount, canReachZone } from '../auth/credentials';
 import type { ResultInfo } from '../http/envelope';
-import { encodeCursor } from '../http/cursor';
+import { encodeCursor } from './cursor';
 import { ApiError, Codes, notFound } from '../http/errors';
-import type { Context, OperationId } from '../http/operations';
+import type { Context, OperationId } from '../operations';
 
 function forbidden(): ApiError {
   return ApiError.of(403, Codes.notAuthorized, 'Unauthorized to access requested resource');

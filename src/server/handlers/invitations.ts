@@ -1,4 +1,4 @@
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { notFound } from '../http/errors';
 import { forbidden } from './access';
 

@@ -1,39 +1,77 @@
 import { notFound } from '../http/errors';
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { checkJobFields } from '../logpush/job-checks';
 import { toApiJob, updateJob } from '../logpush/job-updates';
-import { requireZone } from './access';
+import { accountOwners, zoneOwners, type OwnerKind, type TwinContext } from './owners';
 
-export const logpushHandlers: Pick<Handlers, 'createLogpushJob' | 'listLogpushJobs' | 'getLogpushJob' | 'updateLogpushJob' | 'deleteLogpushJob'> = {
-  async createLogpushJob(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    const body = context.body;
-    const dataset = body.dataset ?? 'http_requests';
-    checkJobFields({ logpull_options: body.logpull_options ?? null, destination_conf: body.destination_conf }, dataset);
-    return { result: toApiJob(await context.store.logpushJobs.create(zone.id, { ...body, dataset })) };
-  },
+/** Dataset of a zone job created without one (an account job always names its dataset). */
+const DEFAULT_DATASET = 'http_requests';
 
-  async listLogpushJobs(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    return { result: (await context.store.logpushJobs.list(zone.id)).map(toApiJob) };
-  },
+/**
+ * The log push jobs of a zone or an account (`owners`). Zone and account jobs share one id
+ * sequence and never see each other: a zone job's id answers 404 under an account path, and an
+ * account job's under a zone path.
+ */
+function jobOperations(owners: OwnerKind) {
+  return {
+    async create(context: TwinContext<'createLogpushJob', 'createAccountLogpushJob'>) {
+      const owner = await owners.of(context);
+      const body = context.body;
+      const dataset = body.dataset ?? DEFAULT_DATASET;
+      checkJobFields({ logpull_options: body.logpull_options ?? null, destination_conf: body.destination_conf }, dataset);
+      return { result: toApiJob(await owners.logpushJobs(context.store).create(owner.id, { ...body, dataset })) };
+    },
 
-  async getLogpushJob(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    const job = await context.store.logpushJobs.get(zone.id, context.params.job_id);
-    if (!job) throw notFound(context.path);
-    return { result: toApiJob(job) };
-  },
+    async list(context: TwinContext<'listLogpushJobs', 'listAccountLogpushJobs'>) {
+      const owner = await owners.of(context);
+      return { result: (await owners.logpushJobs(context.store).list(owner.id)).map(toApiJob) };
+    },
 
-  async updateLogpushJob(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    const job = await updateJob(context.store, (tx) => tx.logpushJobs, zone.id, context.params.job_id, context.body, context.path);
-    return { result: toApiJob(job) };
-  },
+    async get(context: TwinContext<'getLogpushJob', 'getAccountLogpushJob'>) {
+      const owner = await owners.of(context);
+      const job = await owners.logpushJobs(context.store).get(owner.id, context.params.job_id);
+      if (!job) throw notFound(context.path);
+      return { result: toApiJob(job) };
+    },
 
-  async deleteLogpushJob(context) {
-    const zone = await requireZone(context, context.params.zone_id);
-    await context.store.logpushJobs.delete(zone.id, context.params.job_id);
-    return { result: { id: context.params.job_id } };
-  },
+    async update(context: TwinContext<'updateLogpushJob', 'updateAccountLogpushJob'>) {
+      const owner = await owners.of(context);
+      const job = await updateJob(context.store, owners.logpushJobs, owner.id, context.params.job_id, context.body, context.path);
+      return { result: toApiJob(job) };
+    },
+
+    async delete(context: TwinContext<'deleteLogpushJob', 'deleteAccountLogpushJob'>) {
+      const owner = await owners.of(context);
+      await owners.logpushJobs(context.store).delete(owner.id, context.params.job_id);
+      return { result: { id: context.params.job_id } };
+    },
+  };
+}
+
+const zone = jobOperations(zoneOwners);
+const account = jobOperations(accountOwners);
+
+export const logpushHandlers: Pick<
+  Handlers,
+  | 'createLogpushJob'
+  | 'listLogpushJobs'
+  | 'getLogpushJob'
+  | 'updateLogpushJob'
+  | 'deleteLogpushJob'
+  | 'createAccountLogpushJob'
+  | 'listAccountLogpushJobs'
+  | 'getAccountLogpushJob'
+  | 'updateAccountLogpushJob'
+  | 'deleteAccountLogpushJob'
+> = {
+  createLogpushJob: zone.create,
+  listLogpushJobs: zone.list,
+  getLogpushJob: zone.get,
+  updateLogpushJob: zone.update,
+  deleteLogpushJob: zone.delete,
+  createAccountLogpushJob: account.create,
+  listAccountLogpushJobs: account.list,
+  getAccountLogpushJob: account.get,
+  updateAccountLogpushJob: account.update,
+  deleteAccountLogpushJob: account.delete,
 };

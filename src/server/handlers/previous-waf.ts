@@ -1,7 +1,7 @@
 import type { components } from '../../../generated/api';
 import type { UriWafOverride, UriWafOverrideInput } from '../../store';
 import { Codes, badRequest, notFound } from '../http/errors';
-import type { Context, Handlers, OperationId } from '../http/operations';
+import type { Context, Handlers, OperationId } from '../operations';
 import { DEFAULT_GROUP_MODE, DEFAULT_RULE_MODE } from '../waf/previous-catalogue';
 import { contains, equals, listPage } from '../waf/previous-listing';
 import { readPreviousWaf, refusePreviousWafAfterMigration, type PackageView, type PreviousWaf } from '../waf/previous-waf';

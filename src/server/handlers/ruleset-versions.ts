@@ -1,9 +1,9 @@
 import type { components } from '../../../generated/api';
 import type { RulesetScope } from '../../store';
 import { noEntrypoint, notFound } from '../http/errors';
-import { noContent, type Context, type Handlers, type OperationId } from '../http/operations';
-import { requireAccount, requireZone } from './access';
-import { toApiRuleset } from './ruleset-writes';
+import { noContent, type Context, type Handlers, type OperationId } from '../operations';
+import { toApiRuleset } from '../rules/rule-inputs';
+import { accountOwners, zoneOwners, type OwnerKind, type TwinContext } from './owners';
 
 async function versionList<O extends OperationId>(context: Context<O>, scope: RulesetScope, rulesetId: string) {
   const versions = await context.store.rulesets.listVersions(scope, rulesetId);
@@ -25,6 +25,40 @@ async function entryPointId<O extends OperationId>(context: Context<O>, scope: R
   return entryPoint.id;
 }
 
+/** The versions of a ruleset and of a phase's entry point, in a zone or an account (`owners`). */
+function versionOperations(owners: OwnerKind) {
+  return {
+    async list(context: TwinContext<'listZoneRulesetVersions', 'listAccountRulesetVersions'>) {
+      const { scope } = await owners.of(context);
+      return versionList(context, scope, context.params.ruleset_id);
+    },
+
+    async get(context: TwinContext<'getZoneRulesetVersion', 'getAccountRulesetVersion'>) {
+      const { scope } = await owners.of(context);
+      return oneVersion(context, scope, context.params.ruleset_id, context.params.ruleset_version);
+    },
+
+    async delete(context: TwinContext<'deleteZoneRulesetVersion', 'deleteAccountRulesetVersion'>) {
+      const { scope } = await owners.of(context);
+      await context.store.rulesets.deleteVersion(scope, context.params.ruleset_id, context.params.ruleset_version);
+      return noContent;
+    },
+
+    async listOfEntryPoint(context: TwinContext<'listZoneEntrypointRulesetVersions', 'listAccountEntrypointRulesetVersions'>) {
+      const { scope } = await owners.of(context);
+      return versionList(context, scope, await entryPointId(context, scope, context.params.phase));
+    },
+
+    async getOfEntryPoint(context: TwinContext<'getZoneEntrypointRulesetVersion', 'getAccountEntrypointRulesetVersion'>) {
+      const { scope } = await owners.of(context);
+      return oneVersion(context, scope, await entryPointId(context, scope, context.params.phase), context.params.ruleset_version);
+    },
+  };
+}
+
+const zone = versionOperations(zoneOwners);
+const account = versionOperations(accountOwners);
+
 export const rulesetVersionHandlers: Pick<
   Handlers,
   | 'listZoneRulesetVersions'
@@ -38,65 +72,14 @@ export const rulesetVersionHandlers: Pick<
   | 'listAccountEntrypointRulesetVersions'
   | 'getAccountEntrypointRulesetVersion'
 > = {
-  async listZoneRulesetVersions(context) {
-    const { zone_id, ruleset_id } = context.params;
-    await requireZone(context, zone_id);
-    return versionList(context, { zone_id }, ruleset_id);
-  },
-
-  async getZoneRulesetVersion(context) {
-    const { zone_id, ruleset_id, ruleset_version } = context.params;
-    await requireZone(context, zone_id);
-    return oneVersion(context, { zone_id }, ruleset_id, ruleset_version);
-  },
-
-  async deleteZoneRulesetVersion(context) {
-    const { zone_id, ruleset_id, ruleset_version } = context.params;
-    await requireZone(context, zone_id);
-    await context.store.rulesets.deleteVersion({ zone_id }, ruleset_id, ruleset_version);
-    return noContent;
-  },
-
-  async listZoneEntrypointRulesetVersions(context) {
-    const { zone_id, phase } = context.params;
-    await requireZone(context, zone_id);
-    return versionList(context, { zone_id }, await entryPointId(context, { zone_id }, phase));
-  },
-
-  async getZoneEntrypointRulesetVersion(context) {
-    const { zone_id, phase, ruleset_version } = context.params;
-    await requireZone(context, zone_id);
-    return oneVersion(context, { zone_id }, await entryPointId(context, { zone_id }, phase), ruleset_version);
-  },
-
-  async listAccountRulesetVersions(context) {
-    const { account_id, ruleset_id } = context.params;
-    await requireAccount(context, account_id);
-    return versionList(context, { account_id }, ruleset_id);
-  },
-
-  async getAccountRulesetVersion(context) {
-    const { account_id, ruleset_id, ruleset_version } = context.params;
-    await requireAccount(context, account_id);
-    return oneVersion(context, { account_id }, ruleset_id, ruleset_version);
-  },
-
-  async deleteAccountRulesetVersion(context) {
-    const { account_id, ruleset_id, ruleset_version } = context.params;
-    await requireAccount(context, account_id);
-    await context.store.rulesets.deleteVersion({ account_id }, ruleset_id, ruleset_version);
-    return noContent;
-  },
-
-  async listAccountEntrypointRulesetVersions(context) {
-    const { account_id, phase } = context.params;
-    await requireAccount(context, account_id);
-    return versionList(context, { account_id }, await entryPointId(context, { account_id }, phase));
-  },
-
-  async getAccountEntrypointRulesetVersion(context) {
-    const { account_id, phase, ruleset_version } = context.params;
-    await requireAccount(context, account_id);
-    return oneVersion(context, { account_id }, await entryPointId(context, { account_id }, phase), ruleset_version);
-  },
+  listZoneRulesetVersions: zone.list,
+  getZoneRulesetVersion: zone.get,
+  deleteZoneRulesetVersion: zone.delete,
+  listZoneEntrypointRulesetVersions: zone.listOfEntryPoint,
+  getZoneEntrypointRulesetVersion: zone.getOfEntryPoint,
+  listAccountRulesetVersions: account.list,
+  getAccountRulesetVersion: account.get,
+  deleteAccountRulesetVersion: account.delete,
+  listAccountEntrypointRulesetVersions: account.listOfEntryPoint,
+  getAccountEntrypointRulesetVersion: account.getOfEntryPoint,
 };

@@ -1,5 +1,5 @@
 import { InvalidRequestDescriptionError, simulate } from '../../simulator';
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { ApiError, Codes } from '../http/errors';
 import { requireZone } from './access';
 

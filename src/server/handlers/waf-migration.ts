@@ -1,7 +1,7 @@
-import type { Handlers } from '../http/operations';
+import type { Handlers } from '../operations';
 import { notFound } from '../http/errors';
 import { isCompatible } from '../waf/migration';
-import { migrationConfig } from '../waf/legacy-config';
+import { migrationConfig } from '../waf/migration-config';
 import { MANAGED_PHASE, OWASP_RULESET_ID } from '../waf/managed-rulesets';
 import { deployedParanoiaLevel } from '../waf/paranoia';
 import { readPreviousWaf } from '../waf/previous-waf';

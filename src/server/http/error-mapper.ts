@@ -1,17 +1,3 @@
-import {
-  ConcurrentWriteError,
-  EntryPointExistsError,
-  InvalidInputError,
-  InvitationAlreadyAnsweredError,
-  LatestVersionError,
-  MigrationStateConflictError,
-  NotFoundError,
-  PreviousWafRetiredError,
-  ReadOnlyRulesetError,
-  StoreBusyError,
-  VersionMismatchError,
-} from '../../store';
-import { previousWafGone } from '../waf/previous-waf';
 import { ApiError, Codes, badRequest, notFound } from './errors';
 import type { DocumentWording } from './openapi-document';
 import { condenseAlternatives, placeOf, type ValidatorItem } from './validator-errors';
@@ -21,6 +7,8 @@ interface ValidatorError {
   path?: string;
   message: string;
   errors?: { path: string; message: string }[];
+  /** `Allow` on a 405. */
+  headers?: Record<string, string>;
 }
 
 function isValidatorError(error: unknown): error is ValidatorError {
@@ -93,7 +81,19 @@ function jsonKind(text: string): string | undefined {
   }
 }
 
-/** Maps anything thrown while handling a request to the ApiError the client sees. */
+const METHOD_ORDER = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/** The methods of an `Allow` list in one order, whatever order the validator found them in. */
+function inMethodOrder(allow: string): string {
+  const methods = allow.split(',').map((method) => method.trim().toUpperCase()).filter(Boolean);
+  const rank = (method: string) => (METHOD_ORDER.includes(method) ? METHOD_ORDER.indexOf(method) : METHOD_ORDER.length);
+  return methods.sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)).join(', ');
+}
+
+/**
+ * Maps what the HTTP layer throws (the body parser's and the validator's errors) to the ApiError
+ * the client sees; an ApiError passes as it is, and anything else is a 500.
+ */
 export function toApiError(error: unknown, request: { method: string; path: string }, wording: DocumentWording): ApiError {
   if (error instanceof ApiError) return error;
   if (isBodyParserError(error)) {
@@ -110,7 +110,9 @@ export function toApiError(error: unknown, request: { method: string; path: stri
       case 404:
         return notFound(request.path);
       case 405:
-        return ApiError.of(405, Codes.methodNotAllowed, `Method ${request.method} not allowed on ${request.path}`);
+        return new ApiError(405, [{ code: Codes.methodNotAllowed, message: `Method ${request.method} not allowed on ${request.path}` }], {
+          Allow: inMethodOrder(error.headers?.Allow ?? ''),
+        });
       case 415:
         return ApiError.of(415, Codes.unsupportedMediaType, `unsupported media type: request bodies must be application/json`);
       case 413:
@@ -124,26 +126,6 @@ export function toApiError(error: unknown, request: { method: string; path: stri
           })),
         );
     }
-  }
-  if (error instanceof NotFoundError) return notFound(request.path);
-  if (error instanceof EntryPointExistsError) {
-    return badRequest(
-      `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,
-      Codes.duplicatePhase,
-    );
-  }
-  if (error instanceof InvitationAlreadyAnsweredError) {
-    return badRequest(`invitation ${error.invitation_id} is already ${error.status} and cannot be answered again`, Codes.invitationAnswered);
-  }
-  if (error instanceof MigrationStateConflictError) {
-    return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
-  }
-  // A previous-WAF write that the zone's finishing migration overtook: as if it came after it.
-  if (error instanceof PreviousWafRetiredError) return previousWafGone(error.zone_id);
-  if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
-  if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
-  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
-    return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
   }
   return ApiError.of(500, Codes.internal, 'Internal error');
 }

@@ -1,16 +1,28 @@
 /**
- * Errors the API answers on purpose: an HTTP status and the envelope's `{code, message}` items.
- * Every failure the server produces ends up as one of these (see error-mapper.ts).
+ * Errors the API answers on purpose. An ApiError carries its whole answer: the HTTP status, the
+ * headers that go with it, and the envelope (the API's `{code, message}` items). Whoever throws it
+ * decides the answer; the app only sends it. Every other failure is translated into one in one
+ * place (error-mapper.ts for the HTTP layer's own, ../store-errors.ts for the store's).
  */
 export interface ErrorItem {
   code: number;
   message: string;
 }
 
+/** The error envelope, as the document's ErrorEnvelope has it. */
+export interface ErrorEnvelope {
+  result: null;
+  success: false;
+  errors: { code?: number; message: string }[];
+  messages: unknown[] | null;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     readonly errors: ErrorItem[],
+    /** Headers the answer carries (`Allow` on a 405). */
+    readonly headers: Readonly<Record<string, string>> = {},
   ) {
     super(errors.map((e) => `${e.code}: ${e.message}`).join('; '));
     this.name = 'ApiError';
@@ -18,6 +30,11 @@ export class ApiError extends Error {
 
   static of(status: number, code: number, message: string): ApiError {
     return new ApiError(status, [{ code, message }]);
+  }
+
+  /** The body of the answer. */
+  envelope(): ErrorEnvelope {
+    return { result: null, success: false, errors: this.errors, messages: [] };
   }
 }
 

@@ -18,37 +18,58 @@ const DEFAULT_CAPACITY = 4096;
  * parameter) depends on nothing else: once the validator accepted `GET /client/v4/zones/…/entrypoint`
  * it accepts it again, with the same operation and the same (coerced) path parameters. Those
  * verdicts are kept, up to `capacity` of them, the least recently used dropped first, and a
- * request that repeats one skips the request steps (body parsing and the validator's request
- * middlewares). Every other request, and every refusal, goes through them each time.
- *
- * `steps` are the body parser and the validator's request middlewares; the response validator,
- * when on, is not among them and still runs for every request.
+ * request that repeats one gets the verdict back without the validator: `recall` gives it back
+ * (and skips the steps it wraps, the routing), `validate` then skips the request steps (body
+ * parsing and the validator's request middlewares) and keeps what they accept. Every other
+ * request, and every refusal, goes through them each time. The response validator, when on, is
+ * not among them and still runs for every request.
  */
-export function rememberAcceptedRequests(steps: readonly RequestHandler[], document: Record<string, unknown>, capacity = DEFAULT_CAPACITY): RequestHandler {
+export function acceptedRequestMemo(document: Record<string, unknown>, capacity = DEFAULT_CAPACITY) {
   const plainOperations = operationsWithoutHeaderParameters(document);
   const accepted = new Map<string, Accepted>();
-  const validate = series(steps);
-  return (req: ValidatedRequest, res, next) => {
-    const key = memoKey(req);
-    const known = key === undefined ? undefined : accepted.get(key);
-    if (known !== undefined) {
-      // Most recently used last, so the oldest is the first to go.
-      accepted.delete(key!);
-      accepted.set(key!, known);
-      const pathParams = { ...known.pathParams };
-      req.openapi = { ...known.openapi, pathParams };
-      req.params = pathParams as Request['params'];
-      return next();
-    }
-    validate(req, res, (error?: unknown) => {
-      const operationId = req.openapi?.schema?.operationId;
-      if (!error && key !== undefined && operationId !== undefined && plainOperations.has(operationId)) {
-        if (accepted.size >= capacity) accepted.delete(accepted.keys().next().value!);
-        accepted.set(key, { openapi: { ...req.openapi! }, pathParams: Object.freeze({ ...req.openapi!.pathParams }) });
-      }
-      next(error);
-    });
+  const recalled = new WeakSet<Request>();
+  return {
+    /** The verdict of a repeat given back at once, or `steps` run (the routing, which a repeat needs no more). */
+    recall(steps: readonly RequestHandler[]): RequestHandler {
+      const run = series(steps);
+      return (req: ValidatedRequest, res, next) => {
+        const key = memoKey(req);
+        const known = key === undefined ? undefined : accepted.get(key);
+        if (known === undefined) return run(req, res, next);
+        // Most recently used last, so the oldest is the first to go.
+        accepted.delete(key!);
+        accepted.set(key!, known);
+        const pathParams = { ...known.pathParams };
+        req.openapi = { ...known.openapi, pathParams };
+        req.params = pathParams as Request['params'];
+        recalled.add(req);
+        next();
+      };
+    },
+
+    /** `steps` run, unless the verdict was recalled; a request they accept is kept when plain. */
+    validate(steps: readonly RequestHandler[]): RequestHandler {
+      const run = series(steps);
+      return (req: ValidatedRequest, res, next) => {
+        if (recalled.has(req)) return next();
+        run(req, res, (error?: unknown) => {
+          const key = memoKey(req);
+          const operationId = req.openapi?.schema?.operationId;
+          if (!error && key !== undefined && operationId !== undefined && plainOperations.has(operationId)) {
+            if (accepted.size >= capacity) accepted.delete(accepted.keys().next().value!);
+            accepted.set(key, { openapi: { ...req.openapi! }, pathParams: Object.freeze({ ...req.openapi!.pathParams }) });
+          }
+          next(error);
+        });
+      };
+    },
   };
+}
+
+/** The memo as one step: `steps` skipped for a repeat of an accepted method and path, else run and kept. */
+export function rememberAcceptedRequests(steps: readonly RequestHandler[], document: Record<string, unknown>, capacity = DEFAULT_CAPACITY): RequestHandler {
+  const memo = acceptedRequestMemo(document, capacity);
+  return series([memo.recall([]), memo.validate(steps)]);
 }
 
 /** The method and path, when they are all the validator looks at; otherwise undefined. */

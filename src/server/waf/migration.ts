@@ -21,20 +21,20 @@ function refuse(code: number, message: string): ApiError {
 
 /** Why the zone cannot migrate now (compatibility and the limits that need support), or nothing. */
 export function migrationBlockers(zone: Zone, previous: PreviousWaf): ApiError | null {
-  const legacy = previous.config;
+  const config = previous.config;
   if (!isCompatible(previous)) {
     return refuse(
       Codes.migrationIncompatible,
-      `zone ${zone.id} is not compatible with the migration: it has ${legacy.uri_overrides.length} URI-based WAF overrides; delete them first`,
+      `zone ${zone.id} is not compatible with the migration: it has ${config.uri_overrides.length} URI-based WAF overrides; delete them first`,
     );
   }
-  if (legacy.firewall_rules.length > MAX_MIGRATED_FIREWALL_RULES) {
+  if (config.firewall_rules.length > MAX_MIGRATED_FIREWALL_RULES) {
     return refuse(
       Codes.tooManyFirewallRules,
-      `the migration cannot proceed: zone ${zone.id} has ${legacy.firewall_rules.length} firewall rules to migrate and at most ${MAX_MIGRATED_FIREWALL_RULES} can be migrated; contact support`,
+      `the migration cannot proceed: zone ${zone.id} has ${config.firewall_rules.length} firewall rules to migrate and at most ${MAX_MIGRATED_FIREWALL_RULES} can be migrated; contact support`,
     );
   }
-  const long = legacy.firewall_rules.find((rule) => Buffer.byteLength(rule.expression, 'utf8') > MAX_FIREWALL_EXPRESSION_BYTES);
+  const long = config.firewall_rules.find((rule) => Buffer.byteLength(rule.expression, 'utf8') > MAX_FIREWALL_EXPRESSION_BYTES);
   if (long) {
     return refuse(
       Codes.firewallRuleTooLong,

@@ -1,11 +1,11 @@
-import type { LegacyWafPackage } from '../../store';
+import type { PreviousWafPackage } from '../../store';
 
 /**
  * The groups and rules of the previous WAF's two packages. They are the platform's, the same in
  * every zone (only a zone's package ids differ): a zone keeps nothing but the modes it changed
- * from these defaults (`LegacyWafOverride`). Ids are the ones the fixtures and the examples use.
+ * from these defaults (`PreviousWafOverride`). Ids are the ones the fixtures and the examples use.
  */
-export type DetectionMode = LegacyWafPackage['detection_mode'];
+export type DetectionMode = PreviousWafPackage['detection_mode'];
 
 export interface CatalogueRule {
   id: string;

@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/api';
-import type { LegacyWafConfig, LegacyWafOverride, LegacyWafPackage, MigrationState, Store, Zone } from '../../store';
+import type { PreviousWafConfig, PreviousWafOverride, PreviousWafPackage, MigrationState, Store, Zone } from '../../store';
 import { ApiError, Codes } from '../http/errors';
 import {
   DEFAULT_GROUP_MODE,
@@ -18,7 +18,7 @@ export type WafRule = components['schemas']['WafRule'];
 /** One package of a zone's previous WAF with its groups and rules, modes as the zone set them. */
 export interface PackageView {
   package: WafPackage;
-  detection_mode: LegacyWafPackage['detection_mode'];
+  detection_mode: PreviousWafPackage['detection_mode'];
   groups: WafGroup[];
   rules: WafRule[];
 }
@@ -28,7 +28,7 @@ export interface PackageView {
  * migration reads, so the configuration it derives cannot drift from what that API answers.
  */
 export interface PreviousWaf {
-  config: LegacyWafConfig;
+  config: PreviousWafConfig;
   packages: PackageView[];
   /** The OWASP (anomaly) package, whose global settings the migration carries. */
   owasp: WafPackage | undefined;
@@ -36,16 +36,16 @@ export interface PreviousWaf {
 
 /** Reads a zone's previous WAF through the store (null for an unknown zone). */
 export async function readPreviousWaf(store: Pick<Store, 'waf'>, zoneId: string): Promise<PreviousWaf | null> {
-  const config = await store.waf.getLegacyConfig(zoneId);
+  const config = await store.waf.getPreviousConfig(zoneId);
   return config === null ? null : previousWafOf(zoneId, config);
 }
 
-export function previousWafOf(zoneId: string, config: LegacyWafConfig): PreviousWaf {
+export function previousWafOf(zoneId: string, config: PreviousWafConfig): PreviousWaf {
   const packages = config.packages.map((pkg) => packageView(zoneId, pkg, config.overrides));
   return { config, packages, owasp: packages.find((view) => view.detection_mode === 'anomaly')?.package };
 }
 
-function packageView(zoneId: string, pkg: LegacyWafPackage, overrides: readonly LegacyWafOverride[]): PackageView {
+function packageView(zoneId: string, pkg: PreviousWafPackage, overrides: readonly PreviousWafOverride[]): PackageView {
   const setModes = new Map(overrides.filter((o) => o.package_id === pkg.id).map((o) => [`${o.level}:${o.target_id}`, o.mode]));
   const ruleDefault = DEFAULT_RULE_MODE[pkg.detection_mode];
   const catalogue = catalogueGroups(pkg.detection_mode);
@@ -80,7 +80,7 @@ function packageView(zoneId: string, pkg: LegacyWafPackage, overrides: readonly 
   };
 }
 
-function ruleView(pkg: LegacyWafPackage, group: CatalogueGroup, rule: CatalogueRule, mode: string): WafRule {
+function ruleView(pkg: PreviousWafPackage, group: CatalogueGroup, rule: CatalogueRule, mode: string): WafRule {
   return {
     id: rule.id,
     description: rule.description,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
 import { sequenceCounters } from '../counters';
-import type { DialectTraits } from '../dialect';
+import type { EngineTraits } from '../engine-traits';
 import { InvalidInputError, StoreBusyError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */
@@ -24,7 +24,7 @@ export interface PostgresLimits {
 }
 
 /** `databaseError`: the driver's error class (pg is loaded only when PostgreSQL is used). */
-export function postgresTraits(location: string, limits: PostgresLimits, databaseError: typeof pg.DatabaseError): DialectTraits {
+export function postgresTraits(location: string, limits: PostgresLimits, databaseError: typeof pg.DatabaseError): EngineTraits {
   const sqlState = (error: unknown): string => (error instanceof databaseError ? (error.code ?? '') : '');
   return {
     location,
@@ -60,8 +60,6 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
       return true;
     },
     counters: sequenceCounters,
-    // The pg driver is asynchronous: every statement goes through the pool.
-    statementsNow: null,
   };
 }
 

@@ -3,16 +3,18 @@ import { fromJson } from '../codecs';
 import { fetchPage } from '../paged-query';
 import { resolvePage } from '../paging';
 import type { AccountsTable } from '../schema/tables';
-import type { Executor, ReadContext } from '../session';
+import type { ReadContext } from '../transaction/context';
+import type { Executor } from '../transaction/executor';
 import type { AccountRepository } from '../store';
-import { seededById, type SeededRows } from '../seeded-rows';
+import type { SeededRows } from '../seeded-rows';
+import { seededById } from './seeded-by-id';
 import type { Account } from '../types';
 
 const ACCOUNT_ORDERS = ['name', 'created_on', 'id'] as const;
 
-export function accountRepository(executor: Executor): AccountRepository {
+export function accountRepository(executor: Executor, seeded: SeededRows<Account>): AccountRepository {
   return {
-    get: (id) => seededById(executor, seededAccounts, id, readAccount),
+    get: (id) => seededById(executor, seeded, id, readAccount),
 
     list: (request) =>
       executor.read(async ({ db }) => {
@@ -31,8 +33,6 @@ function toAccount(row: Selectable<AccountsTable>): Account {
     created_on: row.created_on,
   };
 }
-
-const seededAccounts = (seeded: SeededRows) => seeded.accounts;
 
 async function readAccount(db: ReadContext['db'], id: string): Promise<Account | undefined> {
   const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();

@@ -3,7 +3,8 @@ import { fromJson } from '../codecs';
 import { fetchPage } from '../paged-query';
 import { resolvePage } from '../paging';
 import type { CertificatePacksTable } from '../schema/tables';
-import type { Executor, ReadContext } from '../session';
+import type { ReadContext } from '../transaction/context';
+import type { Executor } from '../transaction/executor';
 import type { CertificatePackRepository } from '../store';
 import type { Certificate, CertificatePack } from '../types';
 

@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import { fromFlag, fromJson } from '../codecs';
 import { InvalidInputError, InvitationAlreadyAnsweredError, NotFoundError } from '../errors';
 import type { InvitationsTable } from '../schema/tables';
-import type { Executor, ReadContext } from '../session';
+import type { ReadContext } from '../transaction/context';
+import type { Executor } from '../transaction/executor';
 import type { InvitationRepository } from '../store';
 import { INVITATION_ANSWERS, type Invitation, type InvitationStatus } from '../types';
 

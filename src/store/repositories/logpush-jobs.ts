@@ -2,7 +2,8 @@ import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
-import { lockingExecutor, type Executor, type ReadContext } from '../session';
+import type { ReadContext } from '../transaction/context';
+import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
 import { jobLock } from '../write-locks';
@@ -43,7 +44,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
           throw new NotFoundError(owner.kind, ownerId);
         }
         const row: Selectable<LogpushJobsTable> = {
-            id: await ctx.dialect.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
+            id: await ctx.engine.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
             zone_id: owner.column === 'zone_id' ? ownerId : null,
             account_id: owner.column === 'account_id' ? ownerId : null,
             name: input.name ?? null,

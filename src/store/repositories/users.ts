@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { fromFlag } from '../codecs';
 import type { UsersTable } from '../schema/tables';
-import type { Executor } from '../session';
+import type { Executor } from '../transaction/executor';
 import type { UserRepository } from '../store';
 import type { User } from '../types';
 

@@ -1,13 +1,14 @@
 import { fromFlag, fromJson, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { InvalidInputError, MigrationStateConflictError, NotFoundError, PreviousWafRetiredError } from '../errors';
 import { newId } from '../ids';
-import { lockingExecutor, type Executor, type ReadContext, type WriteContext } from '../session';
+import type { ReadContext, WriteContext } from '../transaction/context';
+import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { WafRepository } from '../store';
 import {
   MIGRATION_STATES,
-  type LegacyWafConfig,
-  type LegacyWafOverride,
-  type LegacyWafPackage,
+  type PreviousWafConfig,
+  type PreviousWafOverride,
+  type PreviousWafPackage,
   type MigrationState,
   type PageRule,
   type UriWafOverride,
@@ -59,10 +60,10 @@ export function wafRepository(executor: Executor): WafRepository {
         };
       }),
 
-    getLegacyConfig: (zoneId) =>
+    getPreviousConfig: (zoneId) =>
       ofZone(zoneId).read(async ({ db }) => {
         const zone = await db.selectFrom('zones').select('id').where('id', '=', zoneId).executeTakeFirst();
-        return zone === undefined ? null : loadLegacyConfig(db, zoneId);
+        return zone === undefined ? null : loadPreviousConfig(db, zoneId);
       }),
 
     deleteUriOverride: (zoneId, overrideId) =>
@@ -189,14 +190,14 @@ function toPackage(row: {
   detection_mode: string;
   sensitivity: string | null;
   action_mode: string | null;
-}): LegacyWafPackage {
+}): PreviousWafPackage {
   return {
     id: row.id,
     name: row.name,
     description: row.description,
-    detection_mode: row.detection_mode as LegacyWafPackage['detection_mode'],
-    sensitivity: row.sensitivity as LegacyWafPackage['sensitivity'],
-    action_mode: row.action_mode as LegacyWafPackage['action_mode'],
+    detection_mode: row.detection_mode as PreviousWafPackage['detection_mode'],
+    sensitivity: row.sensitivity as PreviousWafPackage['sensitivity'],
+    action_mode: row.action_mode as PreviousWafPackage['action_mode'],
   };
 }
 
@@ -212,7 +213,7 @@ function uriOverrideColumns(input: UriWafOverrideInput) {
   };
 }
 
-async function loadLegacyConfig(db: ReadContext['db'], zoneId: string): Promise<LegacyWafConfig> {
+async function loadPreviousConfig(db: ReadContext['db'], zoneId: string): Promise<PreviousWafConfig> {
   const packages = await db
     .selectFrom('legacy_waf_packages')
     .selectAll()
@@ -250,9 +251,9 @@ async function loadLegacyConfig(db: ReadContext['db'], zoneId: string): Promise<
   return {
     packages: packages.map(toPackage),
     overrides: overrides.map(
-      (row): LegacyWafOverride => ({
+      (row): PreviousWafOverride => ({
         package_id: row.package_id,
-        level: row.level as LegacyWafOverride['level'],
+        level: row.level as PreviousWafOverride['level'],
         target_id: row.target_id,
         description: row.description,
         mode: row.mode,

@@ -2,16 +2,18 @@ import type { Selectable, SelectQueryBuilder } from 'kysely';
 import { fromFlag, fromJson, fromJsonOrNull } from '../codecs';
 import { zonePage } from './zone-filter';
 import type { Database, ZonesTable } from '../schema/tables';
-import type { Executor, ReadContext } from '../session';
+import type { ReadContext } from '../transaction/context';
+import type { Executor } from '../transaction/executor';
 import type { ZoneRepository } from '../store';
-import { seededById, type SeededRows } from '../seeded-rows';
+import type { SeededRows } from '../seeded-rows';
+import { seededById } from './seeded-by-id';
 import type { Zone } from '../types';
 
 type ZoneRow = Selectable<ZonesTable> & { account_name: string };
 
-export function zoneRepository(executor: Executor): ZoneRepository {
+export function zoneRepository(executor: Executor, seeded: SeededRows<Zone>): ZoneRepository {
   return {
-    get: (id) => seededById(executor, seededZones, id, readZone),
+    get: (id) => seededById(executor, seeded, id, readZone),
 
     list: (filter, request) =>
       executor.readStatement(async ({ db }) => {
@@ -56,8 +58,6 @@ function toZone(row: ZoneRow): Zone {
     plan: fromJson(row.plan),
   };
 }
-
-const seededZones = (seeded: SeededRows) => seeded.zones;
 
 async function readZone(db: ReadContext['db'], id: string): Promise<Zone | undefined> {
   const row = await selectZones(db).where('zones.id', '=', id).executeTakeFirst();

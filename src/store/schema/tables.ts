@@ -73,6 +73,11 @@ export interface ZoneWafTable {
   modified_on: string;
 }
 
+/*
+ * The previous WAF's tables keep the names migration 0001 gave them (`legacy_...`): renaming a
+ * table would take a migration of every deployed database, and refuse it to the version before.
+ * In the code they are the previous WAF's (PreviousWafPackage, PreviousWafOverride...).
+ */
 export interface LegacyWafPackagesTable {
   id: string;
   zone_id: string;

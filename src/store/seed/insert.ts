@@ -1,9 +1,8 @@
 import { inBatches, toFlag, toJson } from '../codecs';
 import { LOGPUSH_JOB_COUNTER } from '../repositories/logpush-jobs';
-import { fieldColumns, toRule, toSummary } from '../repositories/rulesets';
-import type { ReadContext, WriteContext } from '../session';
-import type { Ruleset } from '../types';
-import type { SeedFile, SeedRule, SeedRuleset } from './schema';
+import { insertSeedRuleset } from '../rulesets';
+import type { ReadContext, WriteContext } from '../transaction/context';
+import type { SeedFile } from './schema';
 
 /** A database holding none of the records a seed creates; only such a database is seeded. */
 export async function isEmpty(db: ReadContext['db']): Promise<boolean> {
@@ -43,13 +42,13 @@ export async function insertSeed(ctx: WriteContext, seed: SeedFile): Promise<voi
       .execute();
   }
   for (const ruleset of seed.managed_rulesets) {
-    await insertRuleset(ctx, ruleset, { account_id: null, zone_id: null });
+    await insertSeedRuleset(ctx, ruleset, { account_id: null, zone_id: null });
   }
   for (const zone of seed.zones) {
     await insertZone(ctx, zone);
   }
   const jobIds = seed.zones.flatMap((zone) => zone.logpush_jobs.map((job) => job.id));
-  await ctx.dialect.counters.continueAfter(db, LOGPUSH_JOB_COUNTER, Math.max(0, ...jobIds));
+  await ctx.engine.counters.continueAfter(db, LOGPUSH_JOB_COUNTER, Math.max(0, ...jobIds));
 }
 
 async function insertZone(ctx: WriteContext, zone: SeedFile['zones'][number]): Promise<void> {
@@ -137,7 +136,7 @@ async function insertZone(ctx: WriteContext, zone: SeedFile['zones'][number]): P
   }
 
   for (const ruleset of rulesets) {
-    await insertRuleset(ctx, ruleset, { account_id: null, zone_id: zone.id });
+    await insertSeedRuleset(ctx, ruleset, { account_id: null, zone_id: zone.id });
   }
   for (const job of jobs) {
     await db
@@ -152,49 +151,4 @@ async function insertZone(ctx: WriteContext, zone: SeedFile['zones'][number]): P
       })
       .execute();
   }
-}
-
-/** The ruleset at its current version, plus a snapshot of every version the file gives. */
-async function insertRuleset(
-  ctx: WriteContext,
-  ruleset: SeedRuleset,
-  owner: { account_id: string | null; zone_id: string | null },
-): Promise<void> {
-  const { rules, previous_versions: previous = [], ...header } = ruleset;
-  const headerRow = { ...header, ...owner, source: header.source ?? null, version: Number(header.version) };
-  await ctx.db.insertInto('rulesets').values(headerRow).execute();
-  for (const batch of inBatches([...rules.entries()])) {
-    await ctx.db
-      .insertInto('rules')
-      .values(batch.map(([position, rule]) => ruleRow(ruleset.id, position, rule)))
-      .execute();
-  }
-  const versions = [...previous, { version: ruleset.version, last_updated: ruleset.last_updated, rules }];
-  for (const entry of versions) {
-    // Shaped exactly as the store reads rulesets back, so every version compares equal to a live read.
-    const snapshot: Ruleset = {
-      ...toSummary({ ...headerRow, version: Number(entry.version), last_updated: entry.last_updated }),
-      rules: entry.rules.map((rule, position) => toRule(ruleRow(ruleset.id, position, rule))),
-    };
-    await ctx.db
-      .insertInto('ruleset_versions')
-      .values({
-        ruleset_id: ruleset.id,
-        version: Number(entry.version),
-        last_updated: entry.last_updated,
-        snapshot: toJson(snapshot),
-      })
-      .execute();
-  }
-}
-
-function ruleRow(rulesetId: string, position: number, rule: SeedRule) {
-  return {
-    ruleset_id: rulesetId,
-    id: rule.id,
-    position,
-    version: Number(rule.version),
-    last_updated: rule.last_updated,
-    ...fieldColumns(rule),
-  };
 }

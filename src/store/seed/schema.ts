@@ -68,7 +68,7 @@ const invitation = z.strictObject({
   status: z.enum(INVITATION_STATUSES),
 });
 
-const legacyWaf = z.strictObject({
+const previousWaf = z.strictObject({
   migration_state: z.enum(MIGRATION_STATES),
   old_managed_rules_enabled: z.boolean(),
   new_managed_rules_enabled: z.boolean(),
@@ -240,7 +240,7 @@ const zone = z.strictObject({
     legacy_discount: z.boolean(),
     externally_managed: z.boolean(),
   }),
-  waf: legacyWaf,
+  waf: previousWaf,
   certificate_packs: z.array(certificatePack),
   rulesets: z.array(ruleset),
   logpush_jobs: z.array(logpushJob),

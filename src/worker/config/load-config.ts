@@ -35,11 +35,13 @@ function isFile(path: string): boolean {
  */
 export function requireExistingBuckets(config: WorkerConfig, existing: readonly string[], dataDir: string): void {
   const problems = new ProblemList(config.file);
+  const account = config.accountId === undefined ? '' : ` --account ${config.accountId}`;
+  const whose = config.accountId === undefined ? '' : ` of account ${config.accountId}`;
   config.buckets.forEach(({ bucketName }, index) => {
     if (existing.includes(bucketName)) return;
     problems.add(
       `r2_buckets[${index}].bucket_name`,
-      `no bucket ${JSON.stringify(bucketName)} in the data directory ${resolve(dataDir)} (create it with: npm run bucket -- create ${bucketName} --data-dir ${dataDir})`,
+      `no bucket ${JSON.stringify(bucketName)}${whose} in the data directory ${resolve(dataDir)} (create it with: npm run bucket -- create ${bucketName}${account} --data-dir ${dataDir})`,
     );
   });
   problems.throwIfAny();

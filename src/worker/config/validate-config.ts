@@ -74,7 +74,10 @@ export function validateConfig(value: unknown, file: string, problems: ProblemLi
     config.main = resolve(file, '..', main);
   }
   const accountId = at.optionalString(value, '', 'account_id');
-  if (accountId !== undefined) config.accountId = accountId;
+  // The account picks whose buckets the bindings name (bucket names are per account).
+  if (accountId !== undefined && !/^[0-9a-f]{32}$/.test(accountId)) {
+    problems.add('account_id', `${JSON.stringify(accountId)} is not an account id (32 lower-case hexadecimal characters)`);
+  } else if (accountId !== undefined) config.accountId = accountId;
   const date = compatibilityDate(value.compatibility_date, problems, today);
   if (date !== undefined) config.compatibilityDate = date;
   config.compatibilityFlags = at.nameList(value.compatibility_flags, 'compatibility_flags', COMPATIBILITY_FLAG, 'a compatibility flag name (lower-case letters, digits and _)');

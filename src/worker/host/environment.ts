@@ -1,4 +1,4 @@
-import type { BucketCatalogue } from '../../bucket';
+import type { AccountBuckets } from '../../bucket';
 import type { Secrets, WorkerConfig } from '../config';
 
 /** The worker's `env`, and one line per entry saying what it is (never a secret's value). */
@@ -8,13 +8,13 @@ export interface WorkerEnvironment {
 }
 
 /**
- * Builds `env`: vars, secrets and the bound buckets, each opened with the worker's
- * compatibility date and flags (they decide how `list` treats `include`).
+ * Builds `env`: vars, secrets and the bound buckets of the worker's account, each opened with
+ * the worker's compatibility date and flags (they decide how `list` treats `include`).
  */
 export async function buildEnvironment(
   config: WorkerConfig,
   secrets: Secrets,
-  catalogue: BucketCatalogue,
+  buckets: AccountBuckets,
 ): Promise<WorkerEnvironment> {
   const env: Record<string, unknown> = {};
   const summary: string[] = [];
@@ -23,7 +23,7 @@ export async function buildEnvironment(
     compatibilityFlags: config.compatibilityFlags,
   };
   for (const { binding, bucketName } of config.buckets) {
-    env[binding] = await catalogue.open(bucketName, runtime);
+    env[binding] = await buckets.open(bucketName, runtime);
     summary.push(`env.${binding}: bucket ${bucketName}`);
   }
   for (const [name, value] of Object.entries(config.vars)) {

@@ -9,7 +9,7 @@ import { importWorker, type WorkerModule } from './worker-module';
 export interface WorkerHostOptions {
   /** The worker configuration file (`.toml`, `.json`, `.jsonc`). */
   configFile: string;
-  /** Where the buckets live (`<dataDir>/buckets/<name>/`); `./data` by default. */
+  /** Where the buckets live (the catalogue of `<dataDir>`); `./data` by default. */
   dataDir?: string;
   /** 8787 by default; 0 picks a free port. */
   port?: number;
@@ -49,8 +49,11 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
   const secrets = resolveSecrets(config, options.environment ?? process.env);
   const catalogue = new BucketCatalogue(dataDir);
   try {
-    requireExistingBuckets(config, (await catalogue.list()).map((bucket) => bucket.name), dataDir);
-    const { env, summary } = await buildEnvironment(config, secrets, catalogue);
+    // Bucket names are per account: the configuration's `account_id` says whose (the data
+    // directory's home account when absent).
+    const buckets = catalogue.account(config.accountId);
+    requireExistingBuckets(config, (await buckets.list()).buckets.map((bucket) => bucket.name), dataDir);
+    const { env, summary } = await buildEnvironment(config, secrets, buckets);
     installPlatformGlobals();
     const worker = await importWorker(config.main);
     const pending = new PendingWork((error) => report(`ctx.waitUntil work failed: ${describeError(error)}`));

@@ -42,7 +42,7 @@ export function previousWafContract(harness: () => StoreHarness): void {
       const updated = await store.waf.updatePackage(ZONE_IDS.enterprise, OWASP_PACKAGE, { sensitivity: 'off' });
       expect(updated).toMatchObject({ id: OWASP_PACKAGE, sensitivity: 'off', action_mode: 'block' });
       await store.waf.updatePackage(ZONE_IDS.enterprise, OWASP_PACKAGE, { action_mode: 'simulate' });
-      const config = await store.waf.getLegacyConfig(ZONE_IDS.enterprise);
+      const config = await store.waf.getPreviousConfig(ZONE_IDS.enterprise);
       expect(config?.packages.find((p) => p.id === OWASP_PACKAGE)).toMatchObject({ sensitivity: 'off', action_mode: 'simulate' });
     });
 
@@ -50,13 +50,13 @@ export function previousWafContract(harness: () => StoreHarness): void {
       const store = await harness().fresh();
       await expect(store.waf.updatePackage(ZONE_IDS.business, OWASP_PACKAGE, { sensitivity: 'low' })).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.waf.updatePackage(ZONE_IDS.enterprise, fixtureId('no-package'), { sensitivity: 'low' })).rejects.toBeInstanceOf(NotFoundError);
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.business))?.packages[0]).toMatchObject({ sensitivity: 'low', action_mode: 'challenge' });
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.business))?.packages[0]).toMatchObject({ sensitivity: 'low', action_mode: 'challenge' });
     });
 
     it('records, replaces and forgets a mode', async () => {
       const store = await harness().fresh();
       const modes = async () =>
-        (await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.overrides.map((o) => `${o.package_id === OWASP_PACKAGE ? 'owasp' : 'managed'} ${o.level} ${o.target_id} ${o.mode}`);
+        (await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.overrides.map((o) => `${o.package_id === OWASP_PACKAGE ? 'owasp' : 'managed'} ${o.level} ${o.target_id} ${o.mode}`);
       const before = await modes();
       expect(before).toContain('managed rule 100015 simulate');
       await store.waf.setMode(ZONE_IDS.enterprise, { package_id: MANAGED_PACKAGE, level: 'rule', target_id: '100015', description: 'Content-Type', mode: 'challenge' });
@@ -79,12 +79,12 @@ export function previousWafContract(harness: () => StoreHarness): void {
       const created = await store.waf.createUriOverride(ZONE_IDS.enterprise, OVERRIDE);
       expect(created.id).toMatch(/^[0-9a-f]{32}$/);
       expect(created).toEqual({ id: created.id, ...OVERRIDE });
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([created]);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([created]);
       const replaced = { ...OVERRIDE, urls: ['example.com/pay/*'], paused: true, rules: {}, groups: { [fixtureId('legacy-group:drupal')]: 'disable' }, rewrite_action: null };
       expect(await store.waf.updateUriOverride(ZONE_IDS.enterprise, created.id, replaced)).toEqual({ id: created.id, ...replaced });
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([{ id: created.id, ...replaced }]);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([{ id: created.id, ...replaced }]);
       await store.waf.deleteUriOverride(ZONE_IDS.enterprise, created.id);
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([]);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([]);
     });
 
     it('keeps overrides to their zone', async () => {
@@ -92,14 +92,14 @@ export function previousWafContract(harness: () => StoreHarness): void {
       await expect(store.waf.createUriOverride(fixtureId('no-zone'), OVERRIDE)).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.waf.updateUriOverride(ZONE_IDS.enterprise, CHECKOUT_OVERRIDE, OVERRIDE)).rejects.toBeInstanceOf(NotFoundError);
       await expect(store.waf.deleteUriOverride(ZONE_IDS.enterprise, CHECKOUT_OVERRIDE)).rejects.toBeInstanceOf(NotFoundError);
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.uriOverrides))?.uri_overrides.map((o) => o.id)).toContain(CHECKOUT_OVERRIDE);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.uriOverrides))?.uri_overrides.map((o) => o.id)).toContain(CHECKOUT_OVERRIDE);
     });
 
     it('refuses every write once the zone finished its migration, changing nothing', async () => {
       const store = await harness().fresh();
       const override = await store.waf.createUriOverride(ZONE_IDS.enterprise, OVERRIDE);
       await finish(store);
-      const before = await store.waf.getLegacyConfig(ZONE_IDS.enterprise);
+      const before = await store.waf.getPreviousConfig(ZONE_IDS.enterprise);
       const writes = everyWrite(store, override.id);
       const refusals: Record<string, unknown> = {};
       for (const [name, write] of Object.entries(writes)) {
@@ -107,7 +107,7 @@ export function previousWafContract(harness: () => StoreHarness): void {
         refusals[name] = error instanceof PreviousWafRetiredError ? error.zone_id : error;
       }
       expect(refusals).toEqual(Object.fromEntries(Object.keys(writes).map((name) => [name, ZONE_IDS.enterprise])));
-      expect(await store.waf.getLegacyConfig(ZONE_IDS.enterprise)).toEqual(before);
+      expect(await store.waf.getPreviousConfig(ZONE_IDS.enterprise)).toEqual(before);
     });
 
     it('refuses a write that waited for the migration finishing the zone, instead of landing after it', async () => {
@@ -128,7 +128,7 @@ export function previousWafContract(harness: () => StoreHarness): void {
       release();
       await migration;
       for (const [name, outcome] of await Promise.all(writes)) expect(outcome, String(name)).toBeInstanceOf(PreviousWafRetiredError);
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([override]);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([override]);
     });
 
     it('rolls an override back with the transaction that created it', async () => {
@@ -139,7 +139,7 @@ export function previousWafContract(harness: () => StoreHarness): void {
           throw new Error('abandon');
         }),
       ).rejects.toThrow('abandon');
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([]);
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.enterprise))?.uri_overrides).toEqual([]);
     });
   });
 }

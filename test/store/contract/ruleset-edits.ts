@@ -6,6 +6,7 @@ import {
   ReadOnlyRulesetError,
   VersionMismatchError,
   type RuleInput,
+  type Ruleset,
   type Store,
 } from '../../../src/store';
 import type { StoreHarness } from '../helpers/harness';
@@ -125,6 +126,63 @@ export function rulesetEditsContract(harness: () => StoreHarness): void {
         await expect(store.rulesets.deleteVersion(scope, OWASP_RULESET_ID, '1')).rejects.toThrow(ReadOnlyRulesetError);
       }
       expect((await store.rulesets.get(ACCOUNT, OWASP_RULESET_ID))?.version).toBe('3');
+    });
+  });
+
+  describe('rulesets: the caller checks a write against the ruleset as it stands', () => {
+    it('hands the current ruleset to check once, after the writability check, before anything is written', async () => {
+      const store = await harness().fresh();
+      const { id, a } = await threeRules(store);
+      const seen: string[][] = [];
+      const check = (current: Ruleset) => {
+        seen.push(descriptions(current));
+      };
+      const patched = await store.transaction((tx) => tx.rulesets.updateRule(BUSINESS, id, a, { description: 'A' }, { check }));
+      expect(seen).toEqual([['a', 'b', 'c']]);
+      const added = await store.transaction((tx) => tx.rulesets.addRule(BUSINESS, id, rule('d'), { check }));
+      const replaced = await store.transaction((tx) => tx.rulesets.update(BUSINESS, id, { rules: [rule('x')] }, { check }));
+      expect(seen).toEqual([['a', 'b', 'c'], ['A', 'b', 'c'], ['A', 'b', 'c', 'd']]);
+      expect([patched.version, added.version, replaced.version]).toEqual(['2', '3', '4']);
+    });
+
+    it('writes nothing when check refuses, and never calls it for a ruleset the scope may not write', async () => {
+      const store = await harness().fresh();
+      const { id, a } = await threeRules(store);
+      const refuse = () => {
+        throw new Error('refused by the caller');
+      };
+      await expect(store.rulesets.updateRule(BUSINESS, id, a, { description: 'A' }, { check: refuse })).rejects.toThrow('refused by the caller');
+      await expect(store.rulesets.addRule(BUSINESS, id, rule('d'), { check: refuse })).rejects.toThrow('refused by the caller');
+      await expect(store.rulesets.update(BUSINESS, id, { rules: [] }, { check: refuse })).rejects.toThrow('refused by the caller');
+      const unchanged = await store.rulesets.get(BUSINESS, id);
+      expect(unchanged?.version).toBe('1');
+      expect(descriptions(unchanged!)).toEqual(['a', 'b', 'c']);
+      expect(await store.rulesets.listVersions(BUSINESS, id)).toHaveLength(1);
+      let called = 0;
+      const count = () => {
+        called += 1;
+      };
+      await expect(store.rulesets.update(PRO, id, { rules: [] }, { check: count })).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.rulesets.addRule(ACCOUNT, OWASP_RULESET_ID, rule('d'), { check: count })).rejects.toBeInstanceOf(ReadOnlyRulesetError);
+      await expect(store.rulesets.addRule(PRO, OWASP_RULESET_ID, rule('d'), { check: count })).rejects.toBeInstanceOf(ReadOnlyRulesetError);
+      expect(called).toBe(0);
+    });
+
+    it('drops the parameters of a rule whose action a patch changes without sending new ones', async () => {
+      const store = await harness().fresh();
+      const created = await store.rulesets.create(BUSINESS, {
+        name: 'skips',
+        kind: 'zone',
+        phase: CUSTOM,
+        rules: [{ action: 'skip', action_parameters: { ruleset: 'current' }, expression: 'true' }],
+      });
+      const ruleId = created.rules[0]!.id;
+      const same = await store.rulesets.updateRule(BUSINESS, created.id, ruleId, { action: 'skip', description: 'kept' });
+      expect(same.rules[0]?.action_parameters).toEqual({ ruleset: 'current' });
+      const blocked = await store.rulesets.updateRule(BUSINESS, created.id, ruleId, { action: 'block' });
+      expect(blocked.rules[0]).not.toHaveProperty('action_parameters');
+      const skipped = await store.rulesets.updateRule(BUSINESS, created.id, ruleId, { action: 'skip', action_parameters: { ruleset: 'current' } });
+      expect(skipped.rules[0]?.action_parameters).toEqual({ ruleset: 'current' });
     });
   });
 

@@ -107,7 +107,7 @@ export function zonesAndWafContract(harness: () => StoreHarness): void {
   describe('legacy WAF configuration', () => {
     it('holds packages, overrides, bypass firewall rules and page rules of a zone', async () => {
       const store = await harness().fresh();
-      const config = await store.waf.getLegacyConfig(ZONE_IDS.enterprise);
+      const config = await store.waf.getPreviousConfig(ZONE_IDS.enterprise);
       expect(config?.packages.map((pkg) => [pkg.name, pkg.detection_mode, pkg.sensitivity, pkg.action_mode])).toEqual([
         ['OWASP ModSecurity Core Rule Set', 'anomaly', 'medium', 'block'],
         ['Platform Managed Ruleset', 'traditional', null, null],
@@ -138,19 +138,19 @@ export function zonesAndWafContract(harness: () => StoreHarness): void {
         [{ id: 'waf', value: 'on' }, { id: 'security_level', value: 'high' }],
       ]);
       expect(config?.uri_overrides).toEqual([]);
-      expect(await store.waf.getLegacyConfig(fixtureId('no-zone'))).toBeNull();
+      expect(await store.waf.getPreviousConfig(fixtureId('no-zone'))).toBeNull();
     });
 
     it('keeps the migration-blocking cases of the fixtures', async () => {
       const store = await harness().fresh();
-      const many = await store.waf.getLegacyConfig(ZONE_IDS.manyFirewallRules);
+      const many = await store.waf.getPreviousConfig(ZONE_IDS.manyFirewallRules);
       expect(many?.firewall_rules).toHaveLength(MANY_FIREWALL_RULES);
       expect(many?.firewall_rules.map((rule) => rule.priority)).toEqual(
         Array.from({ length: MANY_FIREWALL_RULES }, (_, i) => i + 1),
       );
-      const long = await store.waf.getLegacyConfig(ZONE_IDS.longExpression);
+      const long = await store.waf.getPreviousConfig(ZONE_IDS.longExpression);
       expect(Math.max(...(long?.firewall_rules.map((rule) => rule.expression.length) ?? []))).toBeGreaterThan(4096);
-      const shop = await store.waf.getLegacyConfig(ZONE_IDS.uriOverrides);
+      const shop = await store.waf.getPreviousConfig(ZONE_IDS.uriOverrides);
       expect(shop?.uri_overrides.map((override) => override.urls)).toEqual([
         ['example-shop.com/checkout/*', 'example-shop.com/cart/*'],
         ['example-shop.com/search*'],
@@ -162,7 +162,7 @@ export function zonesAndWafContract(harness: () => StoreHarness): void {
     it('deletes URI-based overrides one at a time', async () => {
       const store = await harness().fresh();
       await store.waf.deleteUriOverride(ZONE_IDS.uriOverrides, fixtureId('uri-override:checkout'));
-      expect((await store.waf.getLegacyConfig(ZONE_IDS.uriOverrides))?.uri_overrides.map((o) => o.id)).toEqual([
+      expect((await store.waf.getPreviousConfig(ZONE_IDS.uriOverrides))?.uri_overrides.map((o) => o.id)).toEqual([
         fixtureId('uri-override:search'),
       ]);
       await expect(

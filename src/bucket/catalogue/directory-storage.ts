@@ -1,0 +1,260 @@
+/**
+ * The catalogue on disk. The home account's buckets live in `<dataDir>/buckets/<name>/` (the
+ * layout data directories have always had); any other account's in
+ * `<dataDir>/accounts/<account_id>/buckets/<name>/`. A bucket directory holds `bucket.json`
+ * (what creation fixed), its objects (the disk engine's files) and one file per changed setting
+ * (`storage-class.json`, `cors.json`, `lifecycle.json`). Creation and deletion are renames of
+ * the whole directory, and each setting is written whole to a temporary file and renamed into
+ * place: every change is atomic and visible to every process at once, with no lock to take.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { join } from 'node:path';
+import type { CorsRule } from '../cors';
+import { DiskEngine } from '../disk/engine';
+import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
+import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
+
+const INFO_FILE = 'bucket.json';
+const STORAGE_CLASS_FILE = 'storage-class.json';
+const CORS_FILE = 'cors.json';
+const LIFECYCLE_FILE = 'lifecycle.json';
+/** A half-created bucket younger than this may still be in the making by another process. */
+const ABANDONED_CREATION_MS = 10 * 60 * 1000;
+const ACCOUNT_ID = /^[0-9a-f]{32}$/;
+const BUCKET_DIRECTORY = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+
+interface StoredInfo {
+  name: string;
+  createdAt: string;
+  location?: BucketRecord['location'];
+  jurisdiction?: BucketRecord['jurisdiction'];
+  storageClass?: BucketStorageClass;
+}
+
+export class DirectoryStorage implements CatalogueStorage {
+  readonly #dataDir: string;
+  readonly #homeAccount: string;
+  /** Open storage per bucket directory, with the identity (inode) of the `bucket.json` it was opened for. */
+  readonly #engines = new Map<string, { engine: DiskEngine; identity: number }>();
+  /** Settings files read before, by path: re-read only when the file changed. */
+  readonly #settings = new Map<string, { stamp: string; value: unknown }>();
+
+  constructor(dataDir: string, homeAccount: string) {
+    this.#dataDir = dataDir;
+    this.#homeAccount = homeAccount;
+    const home = this.#root(homeAccount);
+    fs.mkdirSync(home, { recursive: true });
+    removeLeftovers(home);
+  }
+
+  async create(record: BucketRecord): Promise<boolean> {
+    const root = this.#root(record.account);
+    fs.mkdirSync(root, { recursive: true });
+    const info: StoredInfo = {
+      name: record.name,
+      createdAt: record.createdAt.toISOString(),
+      location: record.location,
+      jurisdiction: record.jurisdiction,
+      storageClass: record.storageClass,
+    };
+    const making = join(root, `.creating-${randomBytes(8).toString('hex')}`);
+    fs.mkdirSync(making);
+    writeDurably(join(making, INFO_FILE), JSON.stringify(info));
+    try {
+      // Fails when the name exists: a bucket directory is never empty.
+      fs.renameSync(making, join(root, record.name));
+    } catch (error) {
+      fs.rmSync(making, { recursive: true, force: true });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOTEMPTY' || code === 'EEXIST') return false;
+      throw error;
+    }
+    syncDirectory(root);
+    return true;
+  }
+
+  async get(account: string, name: string): Promise<BucketRecord | null> {
+    return this.#read(account, name);
+  }
+
+  async list(account: string): Promise<BucketRecord[]> {
+    const root = this.#root(account);
+    let names: string[];
+    try {
+      names = fs.readdirSync(root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const records: BucketRecord[] = [];
+    for (const name of names) {
+      if (!BUCKET_DIRECTORY.test(name)) continue;
+      const record = this.#read(account, name);
+      if (record) records.push(record);
+    }
+    return records;
+  }
+
+  async update(account: string, name: string, patch: BucketSettingsPatch): Promise<boolean> {
+    const directory = this.#directory(account, name);
+    if (!readInfo(directory)) return false;
+    if (patch.storageClass !== undefined) replaceFile(directory, STORAGE_CLASS_FILE, JSON.stringify(patch.storageClass));
+    if (patch.cors === null) fs.rmSync(join(directory, CORS_FILE), { force: true });
+    else if (patch.cors !== undefined) replaceFile(directory, CORS_FILE, JSON.stringify(patch.cors));
+    if (patch.lifecycle !== undefined) replaceFile(directory, LIFECYCLE_FILE, JSON.stringify(patch.lifecycle));
+    return true;
+  }
+
+  async cors(account: string, name: string): Promise<CorsRule[] | null | undefined> {
+    const directory = this.#directory(account, name);
+    if (!readInfo(directory)) return undefined;
+    return (this.#setting(join(directory, CORS_FILE)) as CorsRule[] | undefined) ?? null;
+  }
+
+  async lifecycle(account: string, name: string): Promise<readonly LifecycleRule[] | undefined> {
+    const directory = this.#directory(account, name);
+    if (!readInfo(directory)) return undefined;
+    return (this.#setting(join(directory, LIFECYCLE_FILE)) as LifecycleRule[] | undefined) ?? DEFAULT_LIFECYCLE_RULES;
+  }
+
+  /**
+   * The storage of a bucket that exists now, with one `stat`. Its `bucket.json` is written once,
+   * at creation, so its inode tells this bucket from one of the same name that another process
+   * deleted and created again: what was open for the old one is forgotten (not closed, since a
+   * worker may still hold a bucket on it) and the new one opened.
+   */
+  async engine(account: string, name: string): Promise<DiskEngine | null> {
+    const directory = this.#directory(account, name);
+    const identity = infoIdentity(directory);
+    const open = this.#engines.get(directory);
+    if (open && open.identity === identity) return open.engine;
+    if (open) this.#engines.delete(directory);
+    if (identity === null) return null;
+    const engine = new DiskEngine(directory);
+    this.#engines.set(directory, { engine, identity });
+    return engine;
+  }
+
+  async delete(account: string, name: string): Promise<'deleted' | 'not-empty' | 'missing'> {
+    const engine = await this.engine(account, name);
+    if (!engine) return 'missing';
+    const directory = this.#directory(account, name);
+    const removed = join(this.#root(account), `.deleting-${randomBytes(8).toString('hex')}`);
+    const emptied = await engine.removeIfEmpty(() => fs.renameSync(directory, removed));
+    if (!emptied) return 'not-empty';
+    this.#engines.delete(directory);
+    await engine.close();
+    fs.rmSync(removed, { recursive: true, force: true });
+    return 'deleted';
+  }
+
+  async close(): Promise<void> {
+    const engines = [...this.#engines.values()];
+    this.#engines.clear();
+    await Promise.all(engines.map(({ engine }) => engine.close()));
+  }
+
+  /** Where an account's buckets live. Account ids are 32 hex characters: never a path trick. */
+  #root(account: string): string {
+    if (!ACCOUNT_ID.test(account)) throw new TypeError(`account must be a 32-hex account id, not ${JSON.stringify(account)}.`);
+    return account === this.#homeAccount ? join(this.#dataDir, 'buckets') : join(this.#dataDir, 'accounts', account, 'buckets');
+  }
+
+  #directory(account: string, name: string): string {
+    return join(this.#root(account), name);
+  }
+
+  #read(account: string, name: string): BucketRecord | null {
+    const directory = this.#directory(account, name);
+    const info = readInfo(directory);
+    if (!info) return null;
+    const storageClass = this.#setting(join(directory, STORAGE_CLASS_FILE)) as BucketStorageClass | undefined;
+    return {
+      account,
+      name: info.name,
+      createdAt: new Date(info.createdAt),
+      // Buckets made before these settings existed get the defaults.
+      location: info.location ?? 'enam',
+      jurisdiction: info.jurisdiction ?? 'default',
+      storageClass: storageClass ?? info.storageClass ?? 'Standard',
+    };
+  }
+
+  /** A setting file's value (undefined when absent), re-read only when the file changed. */
+  #setting(path: string): unknown {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+        this.#settings.delete(path);
+        return undefined;
+      }
+      throw error;
+    }
+    // A rename installs a new inode: the stamp changes with every write, even within one tick.
+    const stamp = `${stat.ino}:${stat.mtimeMs}:${stat.size}`;
+    const known = this.#settings.get(path);
+    if (known?.stamp === stamp) return known.value;
+    const value: unknown = JSON.parse(fs.readFileSync(path, 'utf8'));
+    this.#settings.set(path, { stamp, value });
+    return value;
+  }
+}
+
+/** The inode of a bucket's `bucket.json`, or null when there is no such bucket. */
+function infoIdentity(directory: string): number | null {
+  const stats = fs.statSync(join(directory, INFO_FILE), { throwIfNoEntry: false });
+  return stats ? stats.ino : null;
+}
+
+function readInfo(directory: string): StoredInfo | null {
+  try {
+    return JSON.parse(fs.readFileSync(join(directory, INFO_FILE), 'utf8')) as StoredInfo;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || (error as NodeJS.ErrnoException).code === 'ENOTDIR') {
+      return null;
+    }
+    throw error;
+  }
+}
+
+function writeDurably(path: string, text: string): void {
+  const fd = fs.openSync(path, 'wx');
+  try {
+    fs.writeFileSync(fd, text);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Writes a file whole under a temporary name, then renames it into place (atomic). */
+function replaceFile(directory: string, file: string, text: string): void {
+  const temporary = join(directory, `.${file}.${randomBytes(6).toString('hex')}`);
+  writeDurably(temporary, text);
+  fs.renameSync(temporary, join(directory, file));
+  syncDirectory(directory);
+}
+
+function syncDirectory(path: string): void {
+  const fd = fs.openSync(path, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Deletions interrupted by a crash, and creations abandoned long ago. */
+function removeLeftovers(root: string): void {
+  const now = Date.now();
+  for (const name of fs.readdirSync(root)) {
+    const path = join(root, name);
+    const abandoned =
+      name.startsWith('.deleting-') ||
+      (name.startsWith('.creating-') && now - fs.statSync(path).mtimeMs > ABANDONED_CREATION_MS);
+    if (abandoned) fs.rmSync(path, { recursive: true, force: true });
+  }
+}

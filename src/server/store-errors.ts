@@ -1,0 +1,47 @@
+import {
+  ConcurrentWriteError,
+  EntryPointExistsError,
+  InvalidInputError,
+  InvitationAlreadyAnsweredError,
+  LatestVersionError,
+  MigrationStateConflictError,
+  NotFoundError,
+  PreviousWafRetiredError,
+  ReadOnlyRulesetError,
+  StoreBusyError,
+  StoreError,
+  VersionMismatchError,
+} from '../store';
+import { ApiError, Codes, badRequest, notFound } from './http/errors';
+import { previousWafGone } from './waf/previous-waf';
+
+/**
+ * The answer to a store error that reaches a request, in one place: the store knows nothing of
+ * HTTP, so the server says what each of its errors means to a client. `path` is the request's path
+ * under the base path. Undefined for what is not a store error with a meaning to a client (the
+ * request then fails with a 500).
+ */
+export function storeErrorAnswer(error: unknown, path: string): ApiError | undefined {
+  if (!(error instanceof StoreError)) return undefined;
+  if (error instanceof NotFoundError) return notFound(path);
+  if (error instanceof EntryPointExistsError) {
+    return badRequest(
+      `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,
+      Codes.duplicatePhase,
+    );
+  }
+  if (error instanceof InvitationAlreadyAnsweredError) {
+    return badRequest(`invitation ${error.invitation_id} is already ${error.status} and cannot be answered again`, Codes.invitationAnswered);
+  }
+  if (error instanceof MigrationStateConflictError) {
+    return badRequest(`the WAF migration of zone ${error.zone_id} is already ${error.actual}; it cannot be repeated or undone`, Codes.migrationFinished);
+  }
+  // A previous-WAF write that the zone's finishing migration overtook: as if it came after it.
+  if (error instanceof PreviousWafRetiredError) return previousWafGone(error.zone_id);
+  if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
+  if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
+  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
+    return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
+  }
+  return undefined;
+}
