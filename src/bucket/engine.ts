@@ -154,5 +154,12 @@ export interface StorageEngine {
   /** The parts of an active upload of `key`, by part number; null when there is none. */
   uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null>;
 
+  /**
+   * Engines shared by several processes: claims the look for expired objects due at `now` (epoch
+   * milliseconds), so that one instance looks per interval; false when another looked less than
+   * `intervalMs` ago. Without it, each process looks on its own.
+   */
+  claimExpirySweep?(now: number, intervalMs: number): Promise<boolean>;
+
   close(): Promise<void>;
 }

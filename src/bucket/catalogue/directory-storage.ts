@@ -40,6 +40,10 @@ export class DirectoryStorage implements CatalogueStorage {
   /** Settings files read before, by path: re-read only when the file changed. */
   readonly #settings = new Map<string, { stamp: string; value: unknown }>();
 
+  get location(): string {
+    return this.#dataDir;
+  }
+
   constructor(dataDir: string, homeAccount: string) {
     this.#dataDir = dataDir;
     this.#homeAccount = homeAccount;
