@@ -3,7 +3,7 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
-import { BucketCatalogue } from '../bucket';
+import { openBucketCatalogue } from '../bucket';
 import { readRulesFile } from '../faults';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
@@ -27,9 +27,14 @@ async function main(): Promise<void> {
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
-  // The buckets of the data directory: the same catalogue `npm run bucket`, workers and the S3
-  // endpoint use, so the API serves the buckets they see.
-  const buckets = new BucketCatalogue(config.dataDir);
+  // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
+  // same catalogue `npm run bucket`, workers and the S3 endpoint open with the same setting, so
+  // the API serves the buckets they see.
+  const buckets = await openBucketCatalogue({
+    dataDir: config.dataDir,
+    databaseUrl: config.postgres?.url.connectionString,
+    pool: bucketPool(config),
+  });
   const { app, ready } = createApp({
     store,
     database,
@@ -83,6 +88,16 @@ async function main(): Promise<void> {
   // port) and which process to signal, as the worker host does; printed once a signal finds
   // its handler.
   process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
+}
+
+/** The buckets' pool takes the store's pool settings: each pool opens up to DATABASE_POOL_MAX connections. */
+function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
+  return {
+    ...(maxConnections ? { maxConnections } : {}),
+    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
+  };
 }
 
 function openStore(config: ServerConfig): Promise<Store> {
