@@ -115,7 +115,7 @@ export class StateWriter {
 
   /** Removes what was written: no partial file is left behind. */
   async abort(): Promise<void> {
-    await new Promise<void>((resolve) => this.#stream.destroy() && this.#stream.once('close', () => resolve()));
+    if (!this.#stream.closed) await new Promise<void>((resolve) => this.#stream.once('close', () => resolve()).destroy());
     fs.rmSync(this.#temporary, { force: true });
   }
 

@@ -89,9 +89,10 @@ async function checkFile(file: string): Promise<Plan> {
   const accounts = new Set<string>();
   const buckets = new Set<string>();
   let lastUpload = false;
+  let sawSchema = false;
   await eachRecord(file, async (record, at) => {
     const type = record.record.type;
-    const where = `${file}, record ${at}`;
+    const where = `${file} is damaged: record ${at}`;
     checkRecord(record.record, where);
     const order = (allowed: boolean, rule: string) => {
       if (!allowed) throw new StateFileError(`${file} is damaged: record ${at} (${type}) is out of place: ${rule}`);
@@ -133,7 +134,9 @@ async function checkFile(file: string): Promise<Plan> {
         break;
     }
     if (type === 'object') order(!lastUpload, 'objects come before the uploads of their bucket');
+    sawSchema ||= type === 'store.schema';
   });
+  if (!sawSchema) throw new StateFileError(`${file} is damaged: it has no store.schema record`);
   return { summary, accounts };
 }
 

@@ -6,6 +6,7 @@
  * shapes before anything is loaded.
  */
 import { z } from 'zod';
+import { StateFileError } from './format';
 
 const account = z.string().regex(/^[0-9a-f]{32}$/, 'must be a 32-hex account id');
 const bucketName = z.string().regex(/^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/, 'must be a bucket name');
@@ -115,11 +116,11 @@ export type RecordType = keyof typeof SCHEMAS;
 /** The record checked against its type's shape; throws a message naming the member at fault. */
 export function checkRecord(record: { type: string }, where: string): { type: RecordType } {
   const schema = SCHEMAS[record.type as RecordType];
-  if (!schema) throw new Error(`${where}: unknown record type ${JSON.stringify(record.type)}`);
+  if (!schema) throw new StateFileError(`${where}: unknown record type ${JSON.stringify(record.type)}`);
   const parsed = (schema as z.ZodType).safeParse(record);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new Error(`${where}: the ${record.type} record's ${issue.path.join('.') || 'shape'} ${issue.message}`);
+    throw new StateFileError(`${where}: the ${record.type} record's ${issue.path.join('.') || 'shape'} ${issue.message}`);
   }
   return parsed.data as { type: RecordType };
 }

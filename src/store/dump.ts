@@ -156,8 +156,14 @@ async function appliedMigrations(db: AnyDb): Promise<string[]> {
 
 /** The columns of each dumped table, as the database has them. */
 async function tableColumns(db: { introspection: { getTables(): Promise<{ name: string; columns: { name: string }[] }[]> } }) {
-  const tables = await db.introspection.getTables();
-  return new Map(tables.filter((table) => TABLE_NAMES.has(table.name)).map((table) => [table.name, new Set(table.columns.map((c) => c.name))]));
+  const columns = new Map<string, Set<string>>();
+  // A name found in several PostgreSQL schemas merges their columns: the insert itself has the last word.
+  for (const table of (await db.introspection.getTables()).filter((table) => TABLE_NAMES.has(table.name))) {
+    const known = columns.get(table.name) ?? new Set<string>();
+    for (const column of table.columns) known.add(column.name);
+    columns.set(table.name, known);
+  }
+  return columns;
 }
 
 function checkRow(table: string, row: DumpRow, columns: Map<string, Set<string>>): void {

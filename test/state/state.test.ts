@@ -472,3 +472,38 @@ describe('npm run state and STATE_FILE, in child processes', () => {
     expect(await importStateIfEmpty(file, { dataDir: fresh })).toEqual({ imported: false });
   }, 120_000);
 });
+
+describe('records a load cannot take', () => {
+  test('a record of the wrong shape is refused by name before anything is loaded', async () => {
+    const bad = path.join(tempDir(), 'bad-record.state');
+    const writer = await StateWriter.create(bad);
+    await writer.record({ type: 'store.schema', migrations: ['0001_initial'] });
+    await writer.record({
+      type: 'bucket', account: '023e105f4ecef8ad9ca31a8372d0c353', name: 'fine', createdAt: new Date().toISOString(),
+      location: 'enam', jurisdiction: 'default', storageClass: 'Standard', cors: null, lifecycle: [],
+    });
+    await writer.record({ type: 'object', key: 'k', version: 'v', size: 3, etag: 'e', uploaded: -1, httpMetadata: {}, customMetadata: {}, checksums: {}, partSizes: [3], bytes: 3 }, (async function* () { yield Buffer.from('abc'); })());
+    await writer.finish();
+    const target = { dataDir: tempDir() };
+    await expect(importAt(bad, target)).rejects.toThrow(/bad-record\.state is damaged: record 3: the object record's uploaded /);
+    await expectEmpty(target);
+  });
+
+  test('the store refuses rows of a table or column it does not have, and keeps none', async () => {
+    const store = await openSqliteStore({ dataDir: tempDir(), seed: false });
+    try {
+      const load = (table: string, row: Record<string, string | number | null>) =>
+        store.dump.import([
+          { kind: 'schema', migrations: ['0001_initial'] },
+          { kind: 'row', table: 'accounts', row: { id: OTHER_ACCOUNT, name: 'a', type: 'standard', settings: '{}', created_on: '2020-01-01T00:00:00Z' } },
+          { kind: 'row', table, row },
+        ]);
+      await expect(load('wishes', { id: 'x' })).rejects.toThrow(/unknown table "wishes"/);
+      await expect(load('accounts', { id: 'y', colour: 'blue' })).rejects.toThrow(/table accounts has no column "colour"/);
+      await expect(load('accounts', { id: OTHER_ACCOUNT, name: 'b', type: 'standard', settings: '{}', created_on: '2020-01-01T00:00:00Z' })).rejects.toThrow(/table accounts refused its rows/);
+      expect(await store.dump.isEmpty()).toBe(true);
+    } finally {
+      await store.close();
+    }
+  });
+});
