@@ -4,7 +4,7 @@
 // `npm start`. See docs/server.md, "Saving and loading state".
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { exportState, importState, openPlace, type PlaceOptions } from '../src/state';
+import { exportState, importState, openPlace, readStateHeader, type PlaceOptions } from '../src/state';
 import { parseDatabaseUrl } from '../src/store';
 
 const USAGE = `Usage: npm run state -- <command> <file> [--data-dir <dir>]
@@ -60,6 +60,8 @@ const bytes = (n: number) => (n < 1024 * 1024 ? `${n} bytes` : `${(n / 1024 / 10
 
 async function main(): Promise<void> {
   const { command, file, options, where } = readArguments();
+  // A file that is no state file, or one of a newer version, is refused before the target is opened.
+  if (command === 'import') await readStateHeader(file);
   const place = await openPlace(options, command === 'export');
   try {
     if (command === 'export') {

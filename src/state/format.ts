@@ -310,3 +310,10 @@ export class StateReader {
     return new StateFileError(`${this.file} is damaged: ${why}`);
   }
 }
+
+/** The header of a state file, checked (format, version) without reading further. */
+export async function readStateHeader(file: string): Promise<StateHeader> {
+  const reader = await StateReader.open(file);
+  await reader.close();
+  return reader.header;
+}

@@ -5,6 +5,6 @@
  */
 export { exportState, type StatePlace, type StateSummary } from './export';
 export { importState, isPlaceEmpty, StateTargetNotEmptyError } from './import';
-export { StateFileError, STATE_FORMAT, STATE_FORMAT_VERSION } from './format';
+export { readStateHeader, StateFileError, STATE_FORMAT, STATE_FORMAT_VERSION } from './format';
 export { openPlace, type OpenPlace, type PlaceOptions } from './place';
 export { importStateIfEmpty, type StartFromState } from './start';

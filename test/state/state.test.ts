@@ -442,6 +442,13 @@ describe('npm run state and STATE_FILE, in child processes', () => {
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^state: the target is not empty \(the store holds data\)/) });
     const missing = await cli('export', path.join(target, 'x.state'), '--data-dir', path.join(target, 'nowhere')).catch((error: { code: number; stderr: string }) => error);
     expect(missing).toMatchObject({ code: 1, stderr: expect.stringMatching(/holds no state \(no store\.sqlite\)/) });
+    const newer = path.join(tempDir(), 'newer.state');
+    const whole = fs.readFileSync(file);
+    fs.writeFileSync(newer, Buffer.concat([Buffer.from('{"format":"edge-api-toolkit state","version":7,"created":"2030-01-01T00:00:00.000Z"}\n'), whole.subarray(whole.indexOf(0x0a) + 1)]));
+    const untouched = path.join(tempDir(), 'untouched');
+    const refused = await cli('import', newer, '--data-dir', untouched).catch((error: { code: number; stderr: string }) => error);
+    expect(refused).toMatchObject({ code: 1, stderr: expect.stringMatching(/written by a newer version \(state format 7\)/) });
+    expect(fs.existsSync(untouched)).toBe(false);
     const usage = await cli('save', file).catch((error: { code: number; stderr: string }) => error);
     expect(usage).toMatchObject({ code: 2, stderr: expect.stringMatching(/^Unknown command "save"/) });
 
