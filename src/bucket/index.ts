@@ -77,7 +77,15 @@ export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions,
 export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
-export type { StorageEngine } from './engine';
+export type {
+  EngineSnapshot,
+  ObjectRecord,
+  PartRecord,
+  SnapshotObject,
+  SnapshotUpload,
+  StorageEngine,
+  UploadRecord,
+} from './engine';
 export {
   grantRefusal,
   issueTemporaryCredentials,

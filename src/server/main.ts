@@ -25,6 +25,13 @@ async function main(): Promise<void> {
   };
   // Read before the store opens: a bad rules file stops the start with nothing opened.
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
+  if (config.stateFile) {
+    // Loaded only on a first start (nothing stored yet), before the store opens and seeds; the
+    // state module is loaded only then, so other starts do not pay for it.
+    const { importStateIfEmpty } = await import('../state');
+    const started = await importStateIfEmpty(config.stateFile, { dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString });
+    logger.info({ stateFile: config.stateFile, ...started }, started.imported ? 'state loaded' : 'state file not loaded: the store already holds state');
+  }
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
   // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the

@@ -82,6 +82,16 @@ export class DirectoryStorage implements CatalogueStorage {
     return this.#read(account, name);
   }
 
+  async accounts(): Promise<string[]> {
+    let others: string[] = [];
+    try {
+      others = fs.readdirSync(join(this.#dataDir, 'accounts')).filter((name) => ACCOUNT_ID.test(name) && name !== this.#homeAccount);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return [this.#homeAccount, ...others.sort()];
+  }
+
   async list(account: string): Promise<BucketRecord[]> {
     const root = this.#root(account);
     let names: string[];

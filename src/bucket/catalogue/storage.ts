@@ -39,6 +39,11 @@ export interface CatalogueStorage {
   create(record: BucketRecord): Promise<boolean>;
   /** The bucket with its current storage class, or null. */
   get(account: string, name: string): Promise<BucketRecord | null>;
+  /**
+   * Every account holding buckets (saving the whole state asks it). Optional: without it, the
+   * accounts a caller knows of are asked one by one.
+   */
+  accounts?(): Promise<string[]>;
   /** Every bucket of the account, in no particular order. */
   list(account: string): Promise<BucketRecord[]>;
   /** Changes settings of an existing bucket; false when there is no such bucket. */
