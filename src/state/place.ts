@@ -1,20 +1,20 @@
 /**
- * Opening the place a state is saved from or loaded into: the API's store (SQLite under the data
- * directory, or PostgreSQL when a database URL is given) and the buckets' catalogue storage (the
- * data directory's, unless another is given).
+ * Opening the place a state is saved from or loaded into, as `npm start` opens it: the API's store
+ * and the buckets' catalogue storage, both in PostgreSQL when a database URL is given, else in the
+ * data directory (SQLite and the bucket directories).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DirectoryStorage, HOME_ACCOUNT_ID, type CatalogueStorage } from '../bucket';
+import { openCatalogueStorage, type CatalogueStorage } from '../bucket';
 import { openPostgresStore, openSqliteStore, SQLITE_FILE_NAME, type Store } from '../store';
 import type { StatePlace } from './export';
 
 export interface PlaceOptions {
-  /** The data directory (the SQLite store, and the buckets unless `bucketStorage` says otherwise). */
+  /** The data directory (the SQLite store and the buckets without a database URL). */
   dataDir: string;
-  /** PostgreSQL for the store when set. */
+  /** PostgreSQL for the store and the buckets when set (as for `npm start`). */
   databaseUrl?: string | undefined;
-  /** Where the buckets are kept, when not in the data directory (a database-backed storage). */
+  /** Where the buckets are kept, when given (else as the two settings above say); not closed here. */
   bucketStorage?: CatalogueStorage | undefined;
 }
 
@@ -36,7 +36,7 @@ export async function openPlace(options: PlaceOptions, mustExist = false): Promi
     : await openSqliteStore({ dataDir, seed: false });
   let buckets: CatalogueStorage;
   try {
-    buckets = options.bucketStorage ?? new DirectoryStorage(dataDir, HOME_ACCOUNT_ID);
+    buckets = options.bucketStorage ?? (await openCatalogueStorage({ dataDir, databaseUrl: options.databaseUrl, databaseUrlName: 'DATABASE_URL' }));
   } catch (error) {
     await store.close();
     throw error;

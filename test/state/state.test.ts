@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BucketCatalogue, type OpenBucket } from '../../src/bucket';
+import { BucketCatalogue, DirectoryStorage, HOME_ACCOUNT_ID, openBucketCatalogue, type CatalogueStorage, type OpenBucket } from '../../src/bucket';
 import { exportState, importState, importStateIfEmpty, openPlace, StateFileError, type PlaceOptions } from '../../src/state';
 import { StateWriter } from '../../src/state/format';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store';
@@ -24,12 +24,14 @@ const OTHER_ACCOUNT = '5a7805061c76ada191ed06f989cc3dac';
 const MiB = 1024 * 1024;
 
 const temporary: string[] = [];
+const storages: CatalogueStorage[] = [];
 function tempDir(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'state-test-'));
   temporary.push(dir);
   return dir;
 }
-afterAll(() => {
+afterAll(async () => {
+  await Promise.all(storages.map((storage) => storage.close()));
   for (const dir of temporary) fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -353,15 +355,22 @@ describe('on PostgreSQL', () => {
   afterAll(async () => {
     await cluster?.stop();
   });
+  // The store on PostgreSQL beside buckets on disk (buckets on PostgreSQL cannot be saved yet: below).
+  const storeOnPostgres = async (): Promise<PlaceOptions> => {
+    const dataDir = tempDir();
+    const bucketStorage = new DirectoryStorage(dataDir, HOME_ACCOUNT_ID);
+    storages.push(bucketStorage);
+    return { dataDir, databaseUrl: await cluster!.createDatabase('state'), bucketStorage };
+  };
   roundTrip(
     'PostgreSQL',
-    async () => ({ dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') }),
+    storeOnPostgres,
     (options) => openPostgresStore({ connectionString: options.databaseUrl! }),
   );
 
   test('an export while writers change rulesets and objects is one consistent instant per part', async () => {
-    const source = { dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') };
-    const store = await openPostgresStore({ connectionString: source.databaseUrl });
+    const source = await storeOnPostgres();
+    const store = await openPostgresStore({ connectionString: source.databaseUrl! });
     const catalogue = new BucketCatalogue(source.dataDir);
     const file = path.join(tempDir(), 'busy.state');
     try {
@@ -392,9 +401,9 @@ describe('on PostgreSQL', () => {
       }
       expect(writes).toBeGreaterThan(0);
 
-      const target = { dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') };
+      const target = await storeOnPostgres();
       await importAt(file, target);
-      const loaded = await openPostgresStore({ connectionString: target.databaseUrl });
+      const loaded = await openPostgresStore({ connectionString: target.databaseUrl! });
       const targetCatalogue = new BucketCatalogue(target.dataDir);
       try {
         // The ruleset, its rules and its versions come from one commit.
@@ -420,6 +429,52 @@ describe('on PostgreSQL', () => {
     } finally {
       await store.close();
       await catalogue.close();
+    }
+  });
+});
+
+describe('buckets on PostgreSQL', () => {
+  let cluster: PostgresCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startPostgres();
+  });
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  test('a file loads into a place all on PostgreSQL (store and buckets); saving such buckets is refused by name', async () => {
+    const source = tempDir();
+    const store = await openSqliteStore({ dataDir: source });
+    const made = await populate(store, source);
+    await store.close();
+    const file = path.join(tempDir(), 'to-postgres.state');
+    const from = await openPlace({ dataDir: source }, true);
+    await exportState(from, file).finally(() => from.close());
+
+    const target = { dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') };
+    await importAt(file, target);
+    const catalogue = await openBucketCatalogue(target);
+    const disk = new BucketCatalogue(source);
+    try {
+      const [saved, loaded] = [await disk.open('photos'), await catalogue.open('photos')];
+      expect(await contents(loaded)).toEqual(await contents(saved));
+      expect(await catalogue.account().cors('photos')).toEqual(await disk.account().cors('photos'));
+      expect((await loaded.getPart('multi.bin', 2))?.partsCount).toBe(2);
+      const pending = loaded.resumeMultipartUpload('pending.bin', made.pendingUploadId);
+      const completed = await pending.complete([made.firstPart, await pending.uploadPart(2, 'x')]);
+      expect(completed.size).toBe(5 * MiB + 1);
+    } finally {
+      await catalogue.close();
+      await disk.close();
+    }
+    await expect(importAt(file, target)).rejects.toThrow(/target is not empty/);
+    const place = await openPlace(target);
+    try {
+      await expect(exportState(place, path.join(tempDir(), 'x.state'))).rejects.toThrow(
+        /bucket other-logs of account 5a7805061c76ada191ed06f989cc3dac is kept by a storage that cannot be saved yet|bucket photos of account 023e105f4ecef8ad9ca31a8372d0c353 is kept by a storage that cannot be saved yet/,
+      );
+    } finally {
+      await place.close();
     }
   });
 });

@@ -7,7 +7,9 @@ import { parseDatabaseUrl } from '../../database-url';
 import { openPostgresBuckets } from '../postgres/buckets';
 import { PostgresCatalogueStorage } from '../postgres/catalogue-storage';
 import type { RuntimeOptions } from '../settings';
-import { BucketCatalogue } from './catalogue';
+import { BucketCatalogue, HOME_ACCOUNT_ID } from './catalogue';
+import { DirectoryStorage } from './directory-storage';
+import type { CatalogueStorage } from './storage';
 
 export interface OpenCatalogueOptions {
   /** Where the buckets live without a database (and what the catalogue names in messages then). */
@@ -34,9 +36,25 @@ export class BucketStorageError extends Error {
 
 /** Opens the bucket catalogue from configuration; PostgreSQL is connected and migrated first. */
 export async function openBucketCatalogue(options: OpenCatalogueOptions): Promise<BucketCatalogue> {
-  const { dataDir, databaseUrl, defaultAccount, defaults = {} } = options;
+  const { dataDir, defaultAccount, defaults = {} } = options;
   const settings = { defaults, ...(defaultAccount ? { defaultAccount } : {}) };
-  if (!databaseUrl) return new BucketCatalogue(dataDir, settings);
+  const storage = await openDatabaseStorage(options);
+  return storage ? new BucketCatalogue(dataDir, { ...settings, storage }) : new BucketCatalogue(dataDir, settings);
+}
+
+/**
+ * Where the catalogue keeps its buckets under the same configuration, for work on the storage
+ * itself (saving and loading state): the data directory's, or the database's. `close` releases it.
+ */
+export async function openCatalogueStorage(options: Pick<OpenCatalogueOptions, 'dataDir' | 'databaseUrl' | 'databaseUrlName' | 'pool'>): Promise<CatalogueStorage> {
+  return (await openDatabaseStorage(options)) ?? new DirectoryStorage(options.dataDir, HOME_ACCOUNT_ID);
+}
+
+async function openDatabaseStorage(
+  options: Pick<OpenCatalogueOptions, 'databaseUrl' | 'databaseUrlName' | 'pool'>,
+): Promise<CatalogueStorage | null> {
+  const { databaseUrl } = options;
+  if (!databaseUrl) return null;
   let connectionString: string;
   try {
     connectionString = parseDatabaseUrl(databaseUrl, options.databaseUrlName ?? 'the database URL').connectionString;
@@ -49,7 +67,7 @@ export async function openBucketCatalogue(options: OpenCatalogueOptions): Promis
   } catch (error) {
     throw new BucketStorageError(describe(error));
   }
-  return new BucketCatalogue(dataDir, { ...settings, storage: new PostgresCatalogueStorage(buckets) });
+  return new PostgresCatalogueStorage(buckets);
 }
 
 /** A failure and its causes in one line (a refused connection to `localhost` is an AggregateError with no message). */
