@@ -1,7 +1,7 @@
 /**
- * Opening the place a state is saved from or loaded into, as `npm start` opens it: the API's store
- * and the buckets' catalogue storage, both in PostgreSQL when a database URL is given, else in the
- * data directory (SQLite and the bucket directories).
+ * Opening the place a state is saved from or loaded into: the API's store (SQLite under the data
+ * directory, or PostgreSQL when a database URL is given) and the buckets' catalogue storage (the
+ * data directory's, or the same database's).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,11 +10,11 @@ import { openPostgresStore, openSqliteStore, SQLITE_FILE_NAME, type Store } from
 import type { StatePlace } from './export';
 
 export interface PlaceOptions {
-  /** The data directory (the SQLite store and the buckets without a database URL). */
+  /** The data directory (the SQLite store, and the buckets unless `bucketStorage` says otherwise). */
   dataDir: string;
-  /** PostgreSQL for the store and the buckets when set (as for `npm start`). */
+  /** PostgreSQL for the store when set. */
   databaseUrl?: string | undefined;
-  /** Where the buckets are kept, when given (else as the two settings above say); not closed here. */
+  /** Where the buckets are kept, when not where the front doors keep them (tests). */
   bucketStorage?: CatalogueStorage | undefined;
 }
 
@@ -36,7 +36,8 @@ export async function openPlace(options: PlaceOptions, mustExist = false): Promi
     : await openSqliteStore({ dataDir, seed: false });
   let buckets: CatalogueStorage;
   try {
-    buckets = options.bucketStorage ?? (await openCatalogueStorage({ dataDir, databaseUrl: options.databaseUrl, databaseUrlName: 'DATABASE_URL' }));
+    // The buckets where every front door keeps them: the database's when the store is there too.
+    buckets = options.bucketStorage ?? (await openCatalogueStorage({ dataDir, databaseUrl: options.databaseUrl }));
   } catch (error) {
     await store.close();
     throw error;

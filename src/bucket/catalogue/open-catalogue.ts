@@ -38,23 +38,19 @@ export class BucketStorageError extends Error {
 export async function openBucketCatalogue(options: OpenCatalogueOptions): Promise<BucketCatalogue> {
   const { dataDir, defaultAccount, defaults = {} } = options;
   const settings = { defaults, ...(defaultAccount ? { defaultAccount } : {}) };
-  const storage = await openDatabaseStorage(options);
-  return storage ? new BucketCatalogue(dataDir, { ...settings, storage }) : new BucketCatalogue(dataDir, settings);
+  if (!options.databaseUrl) return new BucketCatalogue(dataDir, settings);
+  return new BucketCatalogue(dataDir, { ...settings, storage: await openCatalogueStorage(options) });
 }
 
 /**
- * Where the catalogue keeps its buckets under the same configuration, for work on the storage
- * itself (saving and loading state): the data directory's, or the database's. `close` releases it.
+ * Where the catalogue keeps its buckets, chosen as `openBucketCatalogue` chooses: the data
+ * directory's folders, or the database's tables (for tools that copy buckets as they are
+ * stored, such as state files).
  */
-export async function openCatalogueStorage(options: Pick<OpenCatalogueOptions, 'dataDir' | 'databaseUrl' | 'databaseUrlName' | 'pool'>): Promise<CatalogueStorage> {
-  return (await openDatabaseStorage(options)) ?? new DirectoryStorage(options.dataDir, HOME_ACCOUNT_ID);
-}
-
-async function openDatabaseStorage(
-  options: Pick<OpenCatalogueOptions, 'databaseUrl' | 'databaseUrlName' | 'pool'>,
-): Promise<CatalogueStorage | null> {
-  const { databaseUrl } = options;
-  if (!databaseUrl) return null;
+export async function openCatalogueStorage(options: OpenCatalogueOptions): Promise<CatalogueStorage> {
+  const { dataDir, databaseUrl } = options;
+  // The home account's buckets are the data directory's own (`buckets/`), whoever the default is.
+  if (!databaseUrl) return new DirectoryStorage(dataDir, HOME_ACCOUNT_ID);
   let connectionString: string;
   try {
     connectionString = parseDatabaseUrl(databaseUrl, options.databaseUrlName ?? 'the database URL').connectionString;
