@@ -60,17 +60,25 @@ function toRecord([key, version, size, etag, uploaded, httpMetadata, customMetad
   };
 }
 
-function toUpload([uploadId, key, created, httpMetadata, customMetadata]: readonly [...UploadColumns, ...unknown[]]): UploadRecord {
+function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum]: readonly [
+  ...UploadColumns,
+  ...unknown[],
+]): UploadRecord {
   return {
     uploadId,
     key: key.toString('utf8'),
     created,
     httpMetadata: JSON.parse(httpMetadata),
     customMetadata: JSON.parse(customMetadata),
+    ...(checksum ? { checksum: JSON.parse(checksum) } : {}),
   };
 }
 
-const toPart = ([partNumber, , size, etag, md5]: PartColumns): PartRecord => ({ partNumber, size, etag, md5 });
+function toPart([partNumber, , size, etag, md5, checksum]: PartColumns): PartRecord {
+  const part: PartRecord = { partNumber, size, etag, md5 };
+  if (checksum) part.checksum = JSON.parse(checksum);
+  return part;
+}
 
 /** The smallest byte string above every string starting with `prefix` (UTF-8 has no 0xFF byte). */
 function bytesAfterPrefix(prefix: Buffer): Buffer {
@@ -197,6 +205,7 @@ export class PostgresEngine implements StorageEngine {
       upload.created,
       JSON.stringify(upload.httpMetadata),
       JSON.stringify(upload.customMetadata),
+      upload.checksum ? JSON.stringify(upload.checksum) : null,
     ]);
   }
 
@@ -217,7 +226,16 @@ export class PostgresEngine implements StorageEngine {
     return chunks.commitIf(async (client) => {
       const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
       if (upload?.[5] !== 'active') return false;
-      await this.db.rows(client, sql.putPart, [this.bucket, uploadId, part.partNumber, chunks.body, part.size, part.etag, part.md5]);
+      await this.db.rows(client, sql.putPart, [
+        this.bucket,
+        uploadId,
+        part.partNumber,
+        chunks.body,
+        part.size,
+        part.etag,
+        part.md5,
+        part.checksum ? JSON.stringify(part.checksum) : null,
+      ]);
       return true;
     });
   }
@@ -278,14 +296,14 @@ export class PostgresEngine implements StorageEngine {
 
   async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
     this.#checkOpen();
-    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null])]>(
+    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null, null])]>(
       this.db.pool,
       sql.uploadWithParts,
       [this.bucket, uploadId, utf8(key)],
     );
     const first = rows[0];
     if (first?.[5] !== 'active') return null;
-    const parts = first[6] === null ? [] : rows.map((row) => toPart(row.slice(6) as PartColumns));
+    const parts = first[7] === null ? [] : rows.map((row) => toPart(row.slice(7) as PartColumns));
     return { upload: toUpload(first), parts };
   }
 
