@@ -52,7 +52,7 @@ async function uploadWithChecksum(Key: string, algorithm: ChecksumAlgorithm, typ
     new CreateMultipartUploadCommand({ Bucket, Key, ChecksumAlgorithm: algorithm, ...(type ? { ChecksumType: type } : {}) }),
   );
   const field = `Checksum${algorithm}` as Field;
-  const uploaded = [];
+  const uploaded: ({ PartNumber: number; ETag: string } & Partial<Record<Field, string>>)[] = [];
   for (const [index, Body] of parts.entries()) {
     const answer = await s3.send(
       new UploadPartCommand({ Bucket, Key, UploadId: created.UploadId!, PartNumber: index + 1, Body, ChecksumAlgorithm: algorithm }),
