@@ -2,7 +2,8 @@ import type { Kysely, Migration } from 'kysely';
 import type pg from 'pg';
 import { BucketSchemaTooNewError } from './errors';
 import { initialSchema } from './migrations/0001-initial';
-import { flexibleChecksums } from './migrations/0002-flexible-checksums';
+import { catalogueSchema } from './migrations/0002-catalogue';
+import { flexibleChecksums } from './migrations/0003-flexible-checksums';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
 export const SCHEMA = 'bucket_storage';
@@ -13,7 +14,8 @@ export const SCHEMA = 'bucket_storage';
  */
 const MIGRATIONS: Record<string, string> = {
   '0001_initial': initialSchema,
-  '0002_flexible_checksums': flexibleChecksums,
+  '0002_catalogue': catalogueSchema,
+  '0003_flexible_checksums': flexibleChecksums,
 };
 
 const MIGRATION_TABLE = 'migration';
