@@ -1,5 +1,5 @@
 import { byteSource } from './body-source';
-import { parseExpectedHash } from './checksums';
+import { parseExpectedHash, StoredChecksums } from './checksums';
 import { conditionHolds, parseCondition } from './conditional';
 import type {
   Bucket,
@@ -17,6 +17,7 @@ import type {
   UploadedPart,
 } from './contract';
 import type { ObjectRecord, StorageEngine } from './engine';
+import type { ChecksumClaim, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
 import { newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
@@ -107,7 +108,11 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const object = bytes
       ? new StoredObjectBodyResult(record, { ...view, range: reportedRange(served!, this.#settings.rangeHasEveryField) }, bytes)
       : new StoredObjectResult(record, { ...view, range: this.#whole(record) });
-    return partsCount === undefined ? { object } : { object, partsCount };
+    const read: PartRead = partsCount === undefined ? { object } : { object, partsCount };
+    const flexible = record.checksums.flexible;
+    const checksum = partsCount === undefined ? flexible?.value : flexible?.parts?.[number - 1];
+    if (flexible && checksum !== undefined) read.checksum = { algorithm: flexible.algorithm, type: flexible.type, value: checksum };
+    return read;
   }
 
   #whole(record: ObjectRecord): Range {
@@ -117,6 +122,14 @@ export class BucketRuntime implements Bucket, OwnerCalls {
   put(key: string, value: PutValue, options: PutOptions & { onlyIf: Precondition }): Promise<StoredObject | null>;
   put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject>;
   async put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject | null> {
+    return this.#put(key, value, options, undefined);
+  }
+
+  putWith(key: string, value: PutValue, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null> {
+    return this.#put(key, value, options, options.checksum);
+  }
+
+  async #put(key: string, value: PutValue, options: PutOptions | undefined, checksum: ChecksumClaim | undefined) {
     const k = requireKey(key, 'put');
     const o = requireOptions(options, 'put') as PutOptions;
     const condition = parseCondition(o.onlyIf);
@@ -130,6 +143,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const worthReceiving = async () => !condition || allow(await this.#engine.head(k));
     if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
     const { staged, checksums } = await receive(this.#engine, source, expected, 'put');
+    const claimed = checksum?.value();
     const record: ObjectRecord = {
       key: k,
       version: newVersion(),
@@ -138,7 +152,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
       uploaded: this.#settings.clock(),
       httpMetadata,
       customMetadata,
-      checksums,
+      checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
     };
     if (!(await this.#engine.put(record, staged, allow))) return null;
     return new StoredObjectResult(record, record);
@@ -158,6 +172,18 @@ export class BucketRuntime implements Bucket, OwnerCalls {
 
   createMultipartUpload(key: string, options?: MultipartOptions): Promise<MultipartUpload> {
     return this.#uploads.create(key, options);
+  }
+
+  checksumOf(object: StoredObject): FlexibleChecksum | undefined {
+    return StoredChecksums.flexibleOf(object.checksums);
+  }
+
+  createUpload(key: string, options: MultipartOptions & { checksum?: UploadChecksum }): Promise<MultipartUpload> {
+    return this.#uploads.create(key, options, options.checksum);
+  }
+
+  uploadPartWith(key: string, uploadId: string, partNumber: number, value: unknown, checksum?: ChecksumClaim): Promise<UploadedPart> {
+    return this.#uploads.uploadPart(key, uploadId, partNumber, value, checksum);
   }
 
   resumeMultipartUpload(key: string, uploadId: string): MultipartUpload {

@@ -1,5 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Checksums, HexChecksums, PutOptions } from './contract';
+import type { RecordChecksums } from './engine';
+import type { FlexibleChecksum } from './flexible-checksums';
 import { badDigest } from './errors';
 import { describe } from './keys';
 
@@ -83,9 +85,16 @@ export class StreamHasher {
 /** Stored checksums as callers see them: ArrayBuffers, plus hex through `toJSON`. */
 export class StoredChecksums implements Checksums {
   readonly #hex: HexChecksums;
+  readonly #flexible: FlexibleChecksum | undefined;
 
-  constructor(hex: HexChecksums) {
+  constructor({ flexible, ...hex }: RecordChecksums) {
     this.#hex = hex;
+    this.#flexible = flexible;
+  }
+
+  /** The S3 checksum kept beside the binding's hashes: never shown to the binding. */
+  static flexibleOf(checksums: Checksums): FlexibleChecksum | undefined {
+    return checksums instanceof StoredChecksums ? checksums.#flexible : undefined;
   }
 
   // Decoded on access: listings build many of these and seldom read them.

@@ -4,6 +4,7 @@
  * passes them decisions to take inside their atomic steps.
  */
 import type { HexChecksums } from './contract';
+import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
 import type { StoredHttpMetadata } from './metadata';
 import type { ByteRange } from './range';
 
@@ -17,8 +18,11 @@ export interface ObjectRecord {
   uploaded: number;
   httpMetadata: StoredHttpMetadata;
   customMetadata: Record<string, string>;
-  checksums: HexChecksums;
+  /** The binding's hashes, and the S3 checksum a client named (not shown to the binding). */
+  checksums: RecordChecksums;
 }
+
+export type RecordChecksums = HexChecksums & { flexible?: FlexibleChecksum };
 
 export interface UploadRecord {
   uploadId: string;
@@ -27,6 +31,8 @@ export interface UploadRecord {
   created: number;
   httpMetadata: StoredHttpMetadata;
   customMetadata: Record<string, string>;
+  /** The S3 checksum the upload's object gets from its parts, when created with one. */
+  checksum?: UploadChecksum;
 }
 
 export type UploadState = 'active' | 'completed' | 'aborted';
@@ -38,6 +44,8 @@ export interface PartRecord {
   etag: string;
   /** Hex MD5 of the part's bytes (the completed object's etag is made from these). */
   md5: string;
+  /** The S3 checksum the part was uploaded with, base64. */
+  checksum?: { algorithm: ChecksumAlgorithm; value: string };
 }
 
 /** Bytes received and kept, not yet visible under any key. */

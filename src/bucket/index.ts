@@ -73,6 +73,20 @@ export { declareStreamLength, FixedLengthStream, streamLength } from './known-le
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './memory-engine';
+export {
+  CHECKSUM_ALGORITHMS,
+  hashDigest,
+  isChecksumAlgorithm,
+  isChecksumValue,
+  newDigest,
+  uploadChecksumType,
+  type ChecksumAlgorithm,
+  type ChecksumClaim,
+  type ChecksumType,
+  type Digest,
+  type FlexibleChecksum,
+  type UploadChecksum,
+} from './flexible-checksums';
 export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions, type PostgresPool } from './postgres/buckets';
 export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';

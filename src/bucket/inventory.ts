@@ -5,6 +5,7 @@
  * them.
  */
 import type { HttpMetadata } from './contract';
+import type { ChecksumAlgorithm, UploadChecksum } from './flexible-checksums';
 
 /** An upload in progress. */
 export interface UploadInProgress {
@@ -13,6 +14,8 @@ export interface UploadInProgress {
   readonly initiated: Date;
   readonly httpMetadata: HttpMetadata;
   readonly customMetadata: Record<string, string>;
+  /** The S3 checksum the upload was created with. */
+  readonly checksum?: UploadChecksum;
 }
 
 /** A part stored for an upload in progress. */
@@ -24,6 +27,8 @@ export interface StoredPart {
   readonly size: number;
   /** MD5 of the part's bytes, hex. */
   readonly md5: string;
+  /** The S3 checksum the part was uploaded with, base64. */
+  readonly checksum?: { algorithm: ChecksumAlgorithm; value: string };
 }
 
 export interface UploadInventory {

@@ -2,7 +2,18 @@
  * What the platform's S3-compatible interface can do with a bucket that the binding cannot. Not
  * part of the binding contract; a second front door such as the S3 endpoint uses it.
  */
-import type { GetOptions, Precondition, StoredObject, StoredObjectBody, UploadedPart } from './contract';
+import type {
+  GetOptions,
+  MultipartOptions,
+  MultipartUpload,
+  Precondition,
+  PutOptions,
+  PutValue,
+  StoredObject,
+  StoredObjectBody,
+  UploadedPart,
+} from './contract';
+import type { ChecksumAlgorithm, ChecksumClaim, ChecksumType, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
 import type { UploadInventory } from './inventory';
 
 /** Part `partNumber` of an object, and how many parts it was uploaded in. */
@@ -11,6 +22,8 @@ export interface PartRead {
   object: StoredObjectBody | StoredObject;
   /** The number of parts of a multipart object; absent for an object stored by a single put. */
   partsCount?: number;
+  /** The part's S3 checksum (the object's, for an object stored by a single put), when it has one. */
+  checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType; value: string };
 }
 
 export interface CompleteOptions {
@@ -21,15 +34,38 @@ export interface CompleteOptions {
    * that object is still the key's; without this, error 10024 as the binding answers.
    */
   repeatable?: boolean;
+  /**
+   * The S3 checksums of the whole object the completion request names, by algorithm (base64; a
+   * COMPOSITE one ends in `-<parts>`): the one of the upload's algorithm must be the one made
+   * from the parts, or error 10037.
+   */
+  checksums?: Partial<Record<ChecksumAlgorithm, string>>;
 }
 
 export interface OwnerCalls extends UploadInventory {
+  /**
+   * The binding's `put`, keeping the S3 checksum `checksum` names with the object (its value read
+   * once the body is received: a trailer comes after the bytes). Null when `onlyIf` failed.
+   */
+  putWith(key: string, value: PutValue, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null>;
+  /** `createMultipartUpload`, remembering the S3 checksum the completed object gets from its parts. */
+  createUpload(key: string, options: MultipartOptions & { checksum?: UploadChecksum }): Promise<MultipartUpload>;
+  /** `uploadPart`, keeping the part's S3 checksum. */
+  uploadPartWith(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    value: unknown,
+    checksum?: ChecksumClaim,
+  ): Promise<UploadedPart>;
   /**
    * Reads one part of an object as it was uploaded (an object stored by a single put is part 1),
    * under the options of `get` (`range` excepted). Null when the key does not exist; error 10025
    * when the object has no such part.
    */
   getPart(key: string, partNumber: number, options?: Omit<GetOptions, 'range'>): Promise<PartRead | null>;
+  /** The S3 checksum kept with an object read or written here, if any. */
+  checksumOf(object: StoredObject): FlexibleChecksum | undefined;
   /** The binding's `complete`, with conditions and repeatable completion. Null when `onlyIf` failed. */
   completeUpload(
     key: string,

@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { byteSource } from './body-source';
 import { conditionHolds, parseCondition } from './conditional';
-import type { MultipartOptions, MultipartUpload, Precondition, StoredObject, UploadedPart } from './contract';
-import type { ObjectRecord, StorageEngine, UploadRecord } from './engine';
+import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
+import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
+import { multipartChecksum, type ChecksumClaim, type UploadChecksum } from './flexible-checksums';
+import type { CompleteOptions } from './owner-calls';
 import { noSuchUpload, unknownUpload } from './errors';
 import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
@@ -21,7 +23,7 @@ export class UploadOperations {
     private readonly settings: RuntimeSettings,
   ) {}
 
-  async create(key: unknown, options: unknown): Promise<MultipartUpload> {
+  async create(key: unknown, options: unknown, checksum?: UploadChecksum): Promise<MultipartUpload> {
     const k = requireKey(key, 'createMultipartUpload');
     const o = requireOptions(options, 'createMultipartUpload') as MultipartOptions;
     const httpMetadata = parseHttpMetadata(o.httpMetadata);
@@ -29,7 +31,9 @@ export class UploadOperations {
     requireStorageClass(o.storageClass);
     await this.expire();
     const uploadId = newUploadId();
-    await this.engine.createUpload({ uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata });
+    const upload: UploadRecord = { uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata };
+    if (checksum) upload.checksum = { algorithm: checksum.algorithm, type: checksum.type };
+    await this.engine.createUpload(upload);
     return new UploadHandle(this, k, uploadId);
   }
 
@@ -38,7 +42,13 @@ export class UploadOperations {
     return new UploadHandle(this, key, uploadId);
   }
 
-  async uploadPart(key: string, uploadId: string, partNumber: unknown, value: unknown): Promise<UploadedPart> {
+  async uploadPart(
+    key: string,
+    uploadId: string,
+    partNumber: unknown,
+    value: unknown,
+    checksum?: ChecksumClaim,
+  ): Promise<UploadedPart> {
     const number = requirePartNumber(partNumber);
     const source = byteSource(value, false);
     const k = requireKey(key, 'uploadPart');
@@ -47,7 +57,9 @@ export class UploadOperations {
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
     const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart');
     // The platform's part etag is the MD5 of the part (since June 2023), as S3's is.
-    const part = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
+    const part: PartRecord = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
+    const claimed = checksum?.value();
+    if (claimed !== undefined) part.checksum = { algorithm: checksum!.algorithm, value: claimed };
     if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
     return { partNumber: number, etag: part.etag };
   }
@@ -67,7 +79,7 @@ export class UploadOperations {
     key: string,
     uploadId: string,
     uploadedParts: unknown,
-    options: { onlyIf?: Precondition | Headers; repeatable?: boolean },
+    options: CompleteOptions,
   ): Promise<StoredObject | null> {
     const named = requireUploadedParts(uploadedParts);
     const k = requireKey(key, 'completeMultipartUpload');
@@ -81,6 +93,12 @@ export class UploadOperations {
       if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
       const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
       if (condition && !conditionHolds(condition, current)) return null;
+      const checksums: RecordChecksums = {};
+      if (upload.checksum) checksums.flexible = multipartChecksum(
+          upload.checksum,
+          assembly.parts,
+          options.checksums?.[upload.checksum.algorithm],
+        );
       return {
         record: {
           key: k,
@@ -90,7 +108,7 @@ export class UploadOperations {
           uploaded: this.settings.clock(),
           httpMetadata: upload.httpMetadata,
           customMetadata: upload.customMetadata,
-          checksums: {},
+          checksums,
         },
         partNumbers: assembly.parts.map((part) => part.partNumber),
       };
@@ -121,7 +139,10 @@ export class UploadOperations {
     await this.expire();
     const found = await this.engine.uploadParts(uploadId, k);
     if (!found) throw noSuchUpload('listParts');
-    return { upload: toUploadInProgress(found.upload), parts: found.parts.map((part) => ({ ...part })) };
+    return {
+      upload: toUploadInProgress(found.upload),
+      parts: found.parts.map((part) => ({ ...part, ...(part.checksum ? { checksum: { ...part.checksum } } : {}) })),
+    };
   }
 
   /** Aborts the uploads older than the bucket's lifecycle rules allow, before anything else. */
@@ -157,6 +178,7 @@ function toUploadInProgress(upload: UploadRecord): UploadInProgress {
     initiated: new Date(upload.created),
     httpMetadata: toHttpMetadata(upload.httpMetadata),
     customMetadata: { ...upload.customMetadata },
+    ...(upload.checksum ? { checksum: { ...upload.checksum } } : {}),
   };
 }
 

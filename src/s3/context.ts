@@ -51,8 +51,12 @@ export async function fromRequest<T>(call: () => Promise<T>): Promise<T> {
 /** The request's object key (present: the router sends only object requests here). */
 export const keyOf = (context: S3Context) => context.request.key!;
 
-export function bodyOf(context: S3Context): VerifiedBody {
-  return verifiedBody(context.request, context.signer);
+/**
+ * The request's body, verified. `x-amz-checksum-*` headers are checksums of the body, except on a
+ * CompleteMultipartUpload, where they name the object's (`checksumHeaders: false`).
+ */
+export function bodyOf(context: S3Context, options: { checksumHeaders?: boolean } = {}): VerifiedBody {
+  return verifiedBody(context.request, context.signer, options.checksumHeaders ?? true);
 }
 
 export function xmlResponse(root: string, content: XmlElement, status = 200): S3Response {

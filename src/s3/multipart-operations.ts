@@ -1,5 +1,6 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
-import type { UploadedPart, UploadInProgress } from '../bucket';
+import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type UploadedPart, type UploadInProgress } from '../bucket';
+import { checksumElement, namedChecksum, uploadChecksumOf } from './checksum-headers';
 import { writeConditions } from './conditions';
 import {
   bodyOf,
@@ -33,17 +34,24 @@ const unquoted = (etag: string) => etag.trim().replace(/^"(.*)"$/, '$1');
 export async function createMultipartUpload(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
+  const checksum = uploadChecksumOf(headers);
   const upload = await fromRequest(() =>
-    bucket.createMultipartUpload(keyOf(context), {
+    bucket.createUpload(keyOf(context), {
       httpMetadata: httpMetadataOf(headers),
       customMetadata: customMetadataOf(headers),
+      ...(checksum ? { checksum } : {}),
     }),
   );
-  return xmlResponse('InitiateMultipartUploadResult', {
+  const response = xmlResponse('InitiateMultipartUploadResult', {
     Bucket: context.request.bucket!,
     Key: upload.key,
     UploadId: upload.uploadId,
   });
+  if (checksum) {
+    response.headers!['x-amz-checksum-algorithm'] = checksum.algorithm.toUpperCase();
+    response.headers!['x-amz-checksum-type'] = checksum.type;
+  }
+  return response;
 }
 
 
@@ -53,7 +61,7 @@ export async function uploadPart(context: S3Context): Promise<S3Response> {
   const body = bodyOf(context);
   const stream = storableStream(body);
   const part = await fromRequest(() =>
-    bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, stream),
+    bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, stream, body.checksum),
   );
   return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
 }
@@ -132,20 +140,31 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const conditions = writeConditions(headers);
-  const document = parseXmlBody(await readSmallBody(bodyOf(context), MAX_DOCUMENT_BYTES), 'CompleteMultipartUpload');
+  const document = parseXmlBody(
+    await readSmallBody(bodyOf(context, { checksumHeaders: false }), MAX_DOCUMENT_BYTES),
+    'CompleteMultipartUpload',
+  );
   const parts = partsToComplete(document);
+  const checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
+  for (const algorithm of CHECKSUM_ALGORITHMS) {
+    const value = namedChecksum(headers, algorithm);
+    if (value !== undefined) checksums[algorithm] = value;
+  }
   const object = await fromRequest(() =>
     bucket.completeUpload(keyOf(context), uploadIdOf(context), parts, {
       ...(conditions ? { onlyIf: conditions } : {}),
       repeatable: true,
+      checksums,
     }),
   );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
+  const checksum = bucket.checksumOf(object);
   return xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
     Bucket: context.request.bucket!,
     Key: object.key,
     ETag: object.httpEtag,
+    ...(checksum ? { [checksumElement(checksum.algorithm)]: checksum.value, ChecksumType: checksum.type } : {}),
   });
 }
 
@@ -174,12 +193,16 @@ export async function listParts(context: S3Context): Promise<S3Response> {
     NextPartNumberMarker: page.length > 0 ? page[page.length - 1]!.partNumber : marker,
     MaxParts: maxParts,
     IsTruncated: truncated,
+    ...(upload.checksum
+      ? { ChecksumAlgorithm: upload.checksum.algorithm.toUpperCase(), ChecksumType: upload.checksum.type }
+      : {}),
     Part: page.map((part) => ({
       PartNumber: part.partNumber,
       // Parts keep no time of their own; the upload's start stands for it.
       LastModified: iso(upload.initiated),
       ETag: quoted(part.etag),
       Size: part.size,
+      ...(part.checksum ? { [checksumElement(part.checksum.algorithm)]: part.checksum.value } : {}),
     })),
   });
 }
@@ -246,6 +269,9 @@ export async function listMultipartUploads(context: S3Context): Promise<S3Respon
       Owner: OWNER,
       StorageClass: 'STANDARD',
       Initiated: iso(upload.initiated),
+      ...(upload.checksum
+        ? { ChecksumAlgorithm: upload.checksum.algorithm.toUpperCase(), ChecksumType: upload.checksum.type }
+        : {}),
     })),
     CommonPrefixes: prefixes.map((p) => ({ Prefix: encode(p) })),
   });

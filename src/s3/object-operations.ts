@@ -1,5 +1,6 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
-import type { OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
+import type { ChecksumClaim, OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
+import { checksumModeEnabled, checksumResponseHeaders } from './checksum-headers';
 import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
 import {
   bodyOf,
@@ -68,9 +69,14 @@ function keptChecksumOf(headers: Headers): { sha256: string } | { sha1: string }
   return {};
 }
 
-/** With `x-amz-checksum-mode: ENABLED`, the SHA-256 / SHA-1 kept with the object, base64. */
-function checksumHeaders(context: S3Context, object: StoredObject): Record<string, string> {
-  if (context.request.headers.get('x-amz-checksum-mode')?.toUpperCase() !== 'ENABLED') return {};
+/**
+ * With `x-amz-checksum-mode: ENABLED`, the checksum kept with the object: the one its upload
+ * named, else a SHA-256 / SHA-1 the binding kept (a worker's `put` may give one), base64.
+ */
+function checksumHeaders(context: S3Context, bucket: OpenBucket, object: StoredObject): Record<string, string> {
+  if (!checksumModeEnabled(context.request.headers)) return {};
+  const flexible = bucket.checksumOf(object);
+  if (flexible) return checksumResponseHeaders(flexible);
   const headers: Record<string, string> = {};
   const { sha256, sha1 } = object.checksums;
   if (sha256) headers['x-amz-checksum-sha256'] = Buffer.from(sha256).toString('base64');
@@ -123,6 +129,7 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, partsCount !== undefined);
   if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
+  if (read.checksum && checksumModeEnabled(headers)) Object.assign(response.headers!, checksumResponseHeaders(read.checksum));
   if (head && response.body instanceof ReadableStream) await response.body.cancel();
   return head ? { ...response, body: undefined } : response;
 }
@@ -144,7 +151,7 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, range !== undefined);
-  if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, object));
+  if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, bucket, object));
   return response;
 }
 
@@ -158,7 +165,7 @@ export async function headObject(context: S3Context): Promise<S3Response> {
     if (object === null) throw noSuchKey(key);
     return {
       status: 200,
-      headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+      headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
     };
   }
   const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
@@ -167,7 +174,7 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   await object.body.cancel();
   return {
     status: 200,
-    headers: { ...objectHeaders(object), ...checksumHeaders(context, object), 'content-length': String(object.size) },
+    headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
   };
 }
 
@@ -176,11 +183,11 @@ async function putChecked(
   bucket: OpenBucket,
   key: string,
   value: ReadableStream,
-  options: PutOptions,
+  options: PutOptions & { checksum?: ChecksumClaim },
   conditions: Headers | undefined,
 ) {
   const stored = await fromRequest(() =>
-    bucket.put(key, value, conditions ? { ...options, onlyIf: conditions } : options),
+    bucket.putWith(key, value, conditions ? { ...options, onlyIf: conditions } : options),
   );
   if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return stored;
@@ -194,7 +201,12 @@ export async function putObject(context: S3Context): Promise<S3Response> {
     bucket,
     keyOf(context),
     storableStream(body),
-    { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers), ...keptChecksumOf(headers) },
+    {
+      httpMetadata: httpMetadataOf(headers),
+      customMetadata: customMetadataOf(headers),
+      ...keptChecksumOf(headers),
+      ...(body.checksum ? { checksum: body.checksum } : {}),
+    },
     writeConditions(headers),
   );
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };

@@ -4,11 +4,17 @@
  * header or a trailer, the decoded length). A failed check errors the stream before its end, so
  * the runtime stores nothing.
  */
-import { createHash } from 'node:crypto';
-import { crc32 } from 'node:zlib';
-import { declareStreamLength } from '../bucket';
+import {
+  CHECKSUM_ALGORITHMS,
+  declareStreamLength,
+  hashDigest,
+  isChecksumAlgorithm,
+  newDigest,
+  type ChecksumAlgorithm,
+  type ChecksumClaim,
+  type Digest,
+} from '../bucket';
 import { decodeAwsChunked } from './aws-chunked';
-import { Crc64Nvme, crc32c } from './crc';
 import { badDigest, invalidArgument, invalidRequest, S3Error } from './errors';
 import type { Signer } from './sigv4';
 import { UNSIGNED_PAYLOAD } from './sigv4';
@@ -16,41 +22,6 @@ import { UNSIGNED_PAYLOAD } from './sigv4';
 const SIGNED_STREAMING = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
 const SIGNED_STREAMING_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
 const UNSIGNED_STREAMING_TRAILER = 'STREAMING-UNSIGNED-PAYLOAD-TRAILER';
-
-interface Digest {
-  update(data: Uint8Array): void;
-  /** Base64, as S3 headers carry checksums. */
-  base64(): string;
-}
-
-function uint32Digest(step: (data: Uint8Array, previous: number) => number): Digest {
-  let value = 0;
-  return {
-    update: (data) => (value = step(data, value)),
-    base64: () => {
-      const out = Buffer.alloc(4);
-      out.writeUInt32BE(value >>> 0);
-      return out.toString('base64');
-    },
-  };
-}
-
-function hashDigest(algorithm: string): Digest {
-  const hash = createHash(algorithm);
-  return { update: (data) => hash.update(data), base64: () => hash.digest('base64') };
-}
-
-/** The checksum algorithms of `x-amz-checksum-<name>`. */
-const ALGORITHMS: Record<string, () => Digest> = {
-  crc32: () => uint32Digest((data, previous) => crc32(data, previous)),
-  crc32c: () => uint32Digest(crc32c),
-  crc64nvme: () => {
-    const crc = new Crc64Nvme();
-    return { update: (data) => crc.update(data), base64: () => crc.digest().toString('base64') };
-  },
-  sha1: () => hashDigest('sha1'),
-  sha256: () => hashDigest('sha256'),
-};
 
 const CHECKSUM_HEADER = /^x-amz-checksum-(.+)$/;
 
@@ -61,6 +32,8 @@ interface Claim {
   expected: () => string | undefined;
   mismatch: () => S3Error;
   header?: string;
+  /** The S3 checksum algorithm, for `x-amz-checksum-*` claims. */
+  algorithm?: ChecksumAlgorithm;
 }
 
 export interface VerifiedBody {
@@ -70,6 +43,8 @@ export interface VerifiedBody {
   checksums: () => Record<string, string>;
   /** The number of decoded bytes, when the request says it (Content-Length, or x-amz-decoded-content-length). */
   length: number | undefined;
+  /** The S3 checksum the client named (header or trailer), to keep: its value once verified. */
+  checksum: ChecksumClaim | undefined;
 }
 
 export interface BodyRequest {
@@ -78,7 +53,7 @@ export interface BodyRequest {
 }
 
 /** Plans the decoding and the checks of a body from the request's headers; bad headers throw here. */
-export function verifiedBody(request: BodyRequest, signer: Signer | null): VerifiedBody {
+export function verifiedBody(request: BodyRequest, signer: Signer | null, checksumHeaders = true): VerifiedBody {
   const { headers } = request;
   const payloadHash = signer?.payloadHash ?? headers.get('x-amz-content-sha256') ?? UNSIGNED_PAYLOAD;
   const encoding = headers.get('content-encoding') ?? '';
@@ -127,7 +102,7 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
     });
   }
 
-  for (const [name, value] of headers) {
+  for (const [name, value] of checksumHeaders ? headers : []) {
     const algorithm = CHECKSUM_HEADER.exec(name)?.[1];
     if (algorithm === undefined || algorithm === 'type' || algorithm === 'algorithm' || algorithm === 'mode') continue;
     claims.push(checksumClaim(algorithm, () => value, `${name}`));
@@ -189,7 +164,12 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null): Verif
       if (claim.header) verified[claim.header] = actual;
     }
   }
-  return { chunks: checked(), checksums: () => ({ ...verified }), length: declaredLength };
+  const named = claims.find((claim) => claim.algorithm !== undefined);
+  const checksum: ChecksumClaim | undefined = named && {
+    algorithm: named.algorithm!,
+    value: () => verified[named.header!],
+  };
+  return { chunks: checked(), checksums: () => ({ ...verified }), length: declaredLength, checksum };
 }
 
 /**
@@ -206,13 +186,16 @@ export function storableStream(body: VerifiedBody): ReadableStream<Uint8Array> {
 }
 
 function checksumClaim(algorithm: string, expected: () => string | undefined, header: string): Claim {
-  const make = ALGORITHMS[algorithm];
-  if (!make) {
-    throw invalidRequest(
-      `Unsupported checksum algorithm ${algorithm}; use one of ${Object.keys(ALGORITHMS).join(', ')}.`,
-    );
+  if (!isChecksumAlgorithm(algorithm)) {
+    throw invalidRequest(`Unsupported checksum algorithm ${algorithm}; use one of ${CHECKSUM_ALGORITHMS.join(', ')}.`);
   }
-  return { digest: make(), expected, mismatch: () => badDigest(`${algorithm.toUpperCase()} checksum`), header };
+  return {
+    digest: newDigest(algorithm),
+    expected,
+    mismatch: () => badDigest(`${algorithm.toUpperCase()} checksum`),
+    header,
+    algorithm,
+  };
 }
 
 /** Reads a small body whole (an XML request document), refusing more than `limit` bytes. */

@@ -1,4 +1,5 @@
 /** Which S3 operation a request is: method, path-style address and sub-resource parameters. */
+import * as configuration from './bucket-configuration';
 import * as buckets from './bucket-operations';
 import type { S3Context, S3Response } from './context';
 import { invalidArgument, notImplemented, S3Error } from './errors';
@@ -29,6 +30,13 @@ export const OPERATION_NAMES = [
   'ListParts',
   'CompleteMultipartUpload',
   'AbortMultipartUpload',
+  'GetBucketCors',
+  'PutBucketCors',
+  'DeleteBucketCors',
+  'GetBucketLifecycleConfiguration',
+  'PutBucketLifecycleConfiguration',
+  'DeleteBucketLifecycle',
+  'GetBucketEncryption',
 ] as const;
 export type OperationName = (typeof OPERATION_NAMES)[number];
 
@@ -45,13 +53,10 @@ const op = (name: OperationName, run: Operation['run'], read = false): Operation
 const UNSUPPORTED = [
   'acl',
   'policy',
-  'cors',
-  'lifecycle',
   'versioning',
   'tagging',
   'website',
   'replication',
-  'encryption',
   'logging',
   'notification',
   'object-lock',
@@ -79,10 +84,34 @@ function methodNotAllowed(request: S3Request): S3Error {
   );
 }
 
+/** The bucket sub-resources served (`?cors`, `?lifecycle`, `?encryption`), by method. */
+const CONFIGURATION: Record<string, Partial<Record<string, Operation>>> = {
+  cors: {
+    GET: op('GetBucketCors', configuration.getBucketCors),
+    PUT: op('PutBucketCors', configuration.putBucketCors),
+    DELETE: op('DeleteBucketCors', configuration.deleteBucketCors),
+  },
+  lifecycle: {
+    GET: op('GetBucketLifecycleConfiguration', configuration.getBucketLifecycle),
+    PUT: op('PutBucketLifecycleConfiguration', configuration.putBucketLifecycle),
+    DELETE: op('DeleteBucketLifecycle', configuration.deleteBucketLifecycle),
+  },
+  encryption: { GET: op('GetBucketEncryption', configuration.getBucketEncryption) },
+};
+
 export function route(request: S3Request): Operation {
   const { method, params, headers } = request;
   const unsupported = UNSUPPORTED.find((name) => params.has(name));
   if (unsupported !== undefined) throw notImplemented(`The ${unsupported} sub-resource`);
+  const configured = Object.keys(CONFIGURATION).find((name) => params.has(name));
+  if (configured !== undefined) {
+    if (request.bucket === undefined || request.key !== undefined) throw notImplemented(`The ${configured} sub-resource of an object`);
+    const operation = CONFIGURATION[configured]![method];
+    if (operation) return operation;
+    // The platform keeps every object encrypted at rest; that cannot be changed.
+    if (configured === 'encryption') throw notImplemented(`${method} of the encryption sub-resource`);
+    throw methodNotAllowed(request);
+  }
   if (request.bucket === undefined) {
     if (method === 'GET') return op('ListBuckets', buckets.listBuckets);
     throw methodNotAllowed(request);

@@ -28,8 +28,11 @@ export interface ParsedElement {
   [name: string]: ParsedValue | ParsedValue[];
 }
 
-/** Elements that may repeat in request documents (Delete's Object, CompleteMultipartUpload's Part). */
-const REPEATED = new Set(['Part', 'Object']);
+/**
+ * Elements that may repeat in request documents (Delete's Object, CompleteMultipartUpload's Part,
+ * the rules of CORS and lifecycle configurations and their lists).
+ */
+const REPEATED = new Set(['Part', 'Object', 'CORSRule', 'AllowedMethod', 'AllowedOrigin', 'AllowedHeader', 'ExposeHeader', 'Rule', 'Transition']);
 
 interface Open {
   name: string;

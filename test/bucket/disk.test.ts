@@ -1,6 +1,7 @@
 // What only the on-disk engine promises: durability across crashes, strong consistency between
 // instances and processes on one directory, and keys that never become paths.
 import { readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { createBucket, type OpenBucket } from '../../src/bucket';
@@ -175,5 +176,50 @@ describe('keys are never paths', () => {
     }
     for (const key of keys) expect((await bucket.get(key))!.size).toBe(40_000);
     expect(readdirSync(join(directory, '..')).includes('escape')).toBe(false);
+  });
+});
+
+describe('schema versions', () => {
+  // The upload and part tables as the first version wrote them (user_version 0).
+  const FIRST_VERSION = `
+    CREATE TABLE objects (key BLOB PRIMARY KEY, version TEXT NOT NULL, size INTEGER NOT NULL, etag TEXT NOT NULL,
+      uploaded INTEGER NOT NULL, http_metadata TEXT NOT NULL, custom_metadata TEXT NOT NULL, checksums TEXT NOT NULL,
+      body_id INTEGER, segments TEXT) WITHOUT ROWID;
+    CREATE TABLE small_bodies (id INTEGER PRIMARY KEY, bytes BLOB NOT NULL);
+    CREATE TABLE uploads (upload_id TEXT PRIMARY KEY, key BLOB NOT NULL, created INTEGER NOT NULL, http_metadata TEXT NOT NULL,
+      custom_metadata TEXT NOT NULL, state TEXT NOT NULL CHECK (state IN ('active', 'completed', 'aborted'))) WITHOUT ROWID;
+    CREATE TABLE parts (upload_id TEXT NOT NULL, part_number INTEGER NOT NULL, blob TEXT NOT NULL, size INTEGER NOT NULL,
+      etag TEXT NOT NULL, md5 TEXT NOT NULL, PRIMARY KEY (upload_id, part_number)) WITHOUT ROWID;
+    INSERT INTO uploads VALUES ('old-upload', CAST('old' AS BLOB), 0, '{}', '{}', 'active');
+  `;
+
+  test('a directory written by the first version is migrated: its uploads go on, new ones keep checksums', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const directory = freshDirectory();
+    const db = new Database(join(directory, 'objects.sqlite'));
+    db.exec(FIRST_VERSION);
+    db.close();
+    const bucket = openAt(directory, { clock: () => 1 });
+    const old = bucket.resumeMultipartUpload('old', 'old-upload');
+    const part = await old.uploadPart(1, 'from before');
+    expect(await (await old.complete([part])).size).toBe(11);
+    const created = await bucket.createUpload('new', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
+    const value = createHash('sha256').update('part').digest('base64');
+    await bucket.uploadPartWith('new', created.uploadId, 1, 'part', { algorithm: 'sha256', value: () => value });
+    expect((await bucket.listParts('new', created.uploadId)).parts[0]!.checksum).toEqual({ algorithm: 'sha256', value });
+    const check = new Database(join(directory, 'objects.sqlite'), { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(1);
+    check.close();
+  });
+
+  test('a directory written by a newer version is refused, saying so', async () => {
+    const { default: Database } = await import('better-sqlite3');
+    const directory = freshDirectory();
+    const db = new Database(join(directory, 'objects.sqlite'));
+    db.pragma('user_version = 99');
+    db.close();
+    expect(() => createBucket({ directory })).toThrow(
+      `bucket database ${directory} has schema version 99; this version knows up to 1. It was written by a newer version: upgrade the toolkit.`,
+    );
   });
 });

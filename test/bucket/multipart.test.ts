@@ -283,4 +283,60 @@ eachEngine(({ open, openTwo }) => {
       expect(object.httpMetadata).toEqual({ contentType: 'image/gif' });
     });
   });
+  describe('S3 checksums, kept for the S3 endpoint', () => {
+    const sha256 = (text: string) => createHash('sha256').update(text).digest();
+    const claim = (text: string) => ({ algorithm: 'sha256' as const, value: () => sha256(text).toString('base64') });
+
+    test('an upload keeps its algorithm and each part its checksum; completion makes the composite, kept with the object', async () => {
+      const [writer, reader] = openTwo({ minimumPartSize: MIN, clock: () => now });
+      const created = await writer.createUpload('sums', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
+      const texts = ['a'.repeat(MIN), 'b'.repeat(MIN), 'last'];
+      await writer.uploadPartWith('sums', created.uploadId, 1, 'replaced'.repeat(2), claim('replaced'));
+      const parts: UploadedPart[] = [];
+      for (const [index, text] of texts.entries()) {
+        parts.push(await writer.uploadPartWith('sums', created.uploadId, index + 1, text, claim(text)));
+      }
+      expect((await reader.listMultipartUploads()).map((u) => u.checksum)).toEqual([{ algorithm: 'sha256', type: 'COMPOSITE' }]);
+      expect((await reader.listParts('sums', created.uploadId)).parts.map((p) => p.checksum)).toEqual(
+        texts.map((text) => ({ algorithm: 'sha256', value: sha256(text).toString('base64') })),
+      );
+      const composite = `${createHash('sha256').update(Buffer.concat(texts.map(sha256))).digest('base64')}-3`;
+      const object = (await writer.completeUpload('sums', created.uploadId, parts, { checksums: { sha256: composite } }))!;
+      expect(writer.checksumOf(object)).toEqual({
+        algorithm: 'sha256',
+        type: 'COMPOSITE',
+        value: composite,
+        parts: texts.map((text) => sha256(text).toString('base64')),
+      });
+      // The binding never shows it.
+      expect(JSON.stringify(object.checksums)).toBe('{}');
+      const read = (await reader.head('sums'))!;
+      expect(reader.checksumOf(read)?.value).toBe(composite);
+      expect((await reader.getPart('sums', 2))!.checksum).toEqual({ algorithm: 'sha256', type: 'COMPOSITE', value: sha256('b'.repeat(MIN)).toString('base64') });
+    });
+
+    test('a completion naming another whole-object checksum fails (10037) and leaves the upload open', async () => {
+      const bucket = bucketAt();
+      const created = await bucket.createUpload('sums', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
+      const part = await bucket.uploadPartWith('sums', created.uploadId, 1, 'only', claim('only'));
+      await expectBucketError(
+        bucket.completeUpload('sums', created.uploadId, [part], { checksums: { sha256: 'AAAA-1' } }),
+        10037,
+        expect.stringContaining('did not match the one calculated from the parts') as never,
+      );
+      expect((await bucket.listParts('sums', created.uploadId)).parts).toHaveLength(1);
+    });
+
+    test('a put keeps the checksum it is given, read once the body is in', async () => {
+      const [writer, reader] = openTwo({ minimumPartSize: MIN, clock: () => now });
+      let read = false;
+      const stored = (await writer.putWith('one', 'body', {
+        checksum: { algorithm: 'crc32', value: () => ((read = true), 'qS5YVg==') },
+      }))!;
+      expect(read).toBe(true);
+      expect(writer.checksumOf(stored)).toEqual({ algorithm: 'crc32', type: 'FULL_OBJECT', value: 'qS5YVg==' });
+      expect(reader.checksumOf((await reader.head('one'))!)).toEqual({ algorithm: 'crc32', type: 'FULL_OBJECT', value: 'qS5YVg==' });
+      expect(reader.checksumOf((await reader.get('one'))!)?.value).toBe('qS5YVg==');
+    });
+  });
 }, OUR_ENGINES); // parts of a few bytes and a settable clock: runtime options Miniflare lacks (docs/buckets-and-workers.md, allowed differences)

@@ -301,6 +301,7 @@ describe('schema and connection', () => {
     expect(await cluster.query(url, 'select name from bucket_storage.migration order by name')).toEqual([
       { name: '0001_initial' },
       { name: '0002_catalogue' },
+      { name: '0003_flexible_checksums' },
     ]);
   });
 

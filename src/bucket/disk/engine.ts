@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { BlobFiles, type Segment } from './blobs';
 import {
   prepareStatements,
-  SCHEMA,
+  migrateSchema,
   type BodyRow,
   type ObjectColumns,
   type ObjectRow,
@@ -116,7 +116,7 @@ export class DiskEngine implements StorageEngine {
       db.pragma('busy_timeout = 10000');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
-      db.transaction(() => db.exec(SCHEMA)).immediate();
+      db.transaction(() => migrateSchema(db, directory)).immediate();
     } catch (error) {
       db.close();
       throw error;
@@ -226,6 +226,7 @@ export class DiskEngine implements StorageEngine {
         created: upload.created,
         http_metadata: JSON.stringify(upload.httpMetadata),
         custom_metadata: JSON.stringify(upload.customMetadata),
+        checksum: upload.checksum ? JSON.stringify(upload.checksum) : null,
         state: 'active',
       }),
     );
@@ -242,7 +243,15 @@ export class DiskEngine implements StorageEngine {
     return this.#commitOrDiscard(staged, (step) => {
       if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
       const previous = this.#sql.part.get(uploadId, part.partNumber);
-      this.#sql.upsertPart.run(uploadId, part.partNumber, staged.blob!, part.size, part.etag, part.md5);
+      this.#sql.upsertPart.run(
+        uploadId,
+        part.partNumber,
+        staged.blob!,
+        part.size,
+        part.etag,
+        part.md5,
+        part.checksum ? JSON.stringify(part.checksum) : null,
+      );
       if (previous) step.afterCommit(() => this.#blobs.remove([previous.blob]));
       return true;
     });
@@ -397,9 +406,12 @@ function toUpload(row: UploadRow): UploadRecord {
     created: row.created,
     httpMetadata: JSON.parse(row.http_metadata),
     customMetadata: JSON.parse(row.custom_metadata),
+    ...(row.checksum ? { checksum: JSON.parse(row.checksum) } : {}),
   };
 }
 
-function toPart(row: { part_number: number; size: number; etag: string; md5: string }): PartRecord {
-  return { partNumber: row.part_number, size: row.size, etag: row.etag, md5: row.md5 };
+function toPart(row: { part_number: number; size: number; etag: string; md5: string; checksum: string | null }): PartRecord {
+  const part: PartRecord = { partNumber: row.part_number, size: row.size, etag: row.etag, md5: row.md5 };
+  if (row.checksum) part.checksum = JSON.parse(row.checksum);
+  return part;
 }

@@ -28,7 +28,8 @@ CREATE TABLE IF NOT EXISTS uploads (
   created INTEGER NOT NULL,
   http_metadata TEXT NOT NULL,
   custom_metadata TEXT NOT NULL,
-  state TEXT NOT NULL CHECK (state IN ('active', 'completed', 'aborted'))
+  state TEXT NOT NULL CHECK (state IN ('active', 'completed', 'aborted')),
+  checksum TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS uploads_by_state ON uploads (state, created);
 CREATE TABLE IF NOT EXISTS parts (
@@ -38,9 +39,44 @@ CREATE TABLE IF NOT EXISTS parts (
   size INTEGER NOT NULL,
   etag TEXT NOT NULL,
   md5 TEXT NOT NULL,
+  checksum TEXT,
   PRIMARY KEY (upload_id, part_number)
 ) WITHOUT ROWID;
 `;
+
+/**
+ * Brings a database written by an earlier version up to SCHEMA, by `PRAGMA user_version`: entry
+ * n takes version n to n + 1. Each step tolerates a database SCHEMA just created (already there).
+ */
+const MIGRATIONS: ((db: Database.Database) => void)[] = [
+  // 1: the S3 checksum an upload was created with, and each part's (JSON, null when none).
+  (db) => {
+    addColumn(db, 'uploads', 'checksum TEXT');
+    addColumn(db, 'parts', 'checksum TEXT');
+  },
+];
+
+function addColumn(db: Database.Database, table: string, definition: string): void {
+  const name = definition.split(' ')[0]!;
+  const columns = db.pragma(`table_info(${table})`) as { name: string }[];
+  if (!columns.some((column) => column.name === name)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${definition}`);
+}
+
+/**
+ * Creates the tables or migrates them, inside the caller's write transaction. A database of a
+ * newer version than this code knows is refused: this code would not write what it expects.
+ */
+export function migrateSchema(db: Database.Database, location: string): void {
+  db.exec(SCHEMA);
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version > MIGRATIONS.length) {
+    throw new Error(
+      `bucket database ${location} has schema version ${version}; this version knows up to ${MIGRATIONS.length}. It was written by a newer version: upgrade the toolkit.`,
+    );
+  }
+  for (const step of MIGRATIONS.slice(version)) step(db);
+  if (version < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+}
 
 /** The metadata columns of an object, in `OBJECT_COLUMNS` order (read as arrays: faster). */
 export type ObjectColumns = [
@@ -78,6 +114,7 @@ export interface UploadRow {
   http_metadata: string;
   custom_metadata: string;
   state: 'active' | 'completed' | 'aborted';
+  checksum: string | null;
 }
 
 export interface PartRow {
@@ -86,6 +123,7 @@ export interface PartRow {
   size: number;
   etag: string;
   md5: string;
+  checksum: string | null;
 }
 
 const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
@@ -124,8 +162,8 @@ export function prepareStatements(db: Database.Database) {
     referencedSegments: db.prepare<[], { segments: string }>('SELECT segments FROM objects WHERE segments IS NOT NULL'),
 
     insertUpload: db.prepare<[UploadRow]>(
-      `INSERT INTO uploads (upload_id, key, created, http_metadata, custom_metadata, state)
-       VALUES (:upload_id, :key, :created, :http_metadata, :custom_metadata, :state)`,
+      `INSERT INTO uploads (upload_id, key, created, http_metadata, custom_metadata, state, checksum)
+       VALUES (:upload_id, :key, :created, :http_metadata, :custom_metadata, :state, :checksum)`,
     ),
     upload: db.prepare<[string, Buffer], UploadRow>('SELECT * FROM uploads WHERE upload_id = ? AND key = ?'),
     setUploadState: db.prepare<[string, string]>('UPDATE uploads SET state = ? WHERE upload_id = ?'),
@@ -137,13 +175,13 @@ export function prepareStatements(db: Database.Database) {
     ),
     anyActiveUpload: db.prepare<[], { found: number }>(`SELECT 1 AS found FROM uploads WHERE state = 'active' LIMIT 1`),
 
-    parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ?'),
+    parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ?'),
     partsInOrder: db.prepare<[string], PartRow>(
-      'SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ? ORDER BY part_number',
+      'SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ? ORDER BY part_number',
     ),
     part: db.prepare<[string, number], { blob: string }>('SELECT blob FROM parts WHERE upload_id = ? AND part_number = ?'),
-    upsertPart: db.prepare<[string, number, string, number, string, string]>(
-      'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5) VALUES (?, ?, ?, ?, ?, ?)',
+    upsertPart: db.prepare<[string, number, string, number, string, string, string | null]>(
+      'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)',
     ),
     deleteParts: db.prepare<[string]>('DELETE FROM parts WHERE upload_id = ?'),
     referencedParts: db.prepare<[], { blob: string }>('SELECT blob FROM parts'),

@@ -39,6 +39,7 @@ interface UploadPageRow {
   created: number;
   http_metadata: string;
   custom_metadata: string;
+  checksum: string | null;
 }
 
 interface PartPageRow {
@@ -47,6 +48,7 @@ interface PartPageRow {
   size: number;
   etag: string;
   md5: string;
+  checksum: string | null;
 }
 
 /** Opens a snapshot of the bucket whose metadata is `databaseFile` and body files `blobsDir`. */
@@ -85,11 +87,11 @@ export function openDiskSnapshot(databaseFile: string, blobsDir: string, staging
      FROM objects LEFT JOIN small_bodies ON small_bodies.id = objects.body_id WHERE key > ? ORDER BY key LIMIT ?`,
   );
   const uploadPage = reader.prepare<[string, number], UploadPageRow>(
-    `SELECT upload_id, key, created, http_metadata, custom_metadata FROM uploads
+    `SELECT upload_id, key, created, http_metadata, custom_metadata, checksum FROM uploads
      WHERE state = 'active' AND upload_id > ? ORDER BY upload_id LIMIT ?`,
   );
   const partsOf = reader.prepare<[string], PartPageRow>(
-    'SELECT part_number, blob, size, etag, md5 FROM parts WHERE upload_id = ? ORDER BY part_number',
+    'SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ? ORDER BY part_number',
   );
   const fileBytes = (blobs: { blob: string; size: number }[]) => () => readFiles(blobs.map(({ blob, size }) => ({ path: join(linksDir, blob), size })));
   let closed = false;
@@ -140,9 +142,16 @@ export function openDiskSnapshot(databaseFile: string, blobsDir: string, staging
             created: row.created,
             httpMetadata: JSON.parse(row.http_metadata),
             customMetadata: JSON.parse(row.custom_metadata),
+            ...(row.checksum ? { checksum: JSON.parse(row.checksum) } : {}),
           };
           const parts = partsOf.all(row.upload_id).map((part) => ({
-            part: { partNumber: part.part_number, size: part.size, etag: part.etag, md5: part.md5 } satisfies PartRecord,
+            part: {
+              partNumber: part.part_number,
+              size: part.size,
+              etag: part.etag,
+              md5: part.md5,
+              ...(part.checksum ? { checksum: JSON.parse(part.checksum) } : {}),
+            } satisfies PartRecord,
             bytes: fileBytes([{ blob: part.blob, size: part.size }]),
           }));
           yield { upload, parts };

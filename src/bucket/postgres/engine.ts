@@ -173,6 +173,7 @@ export class PostgresEngine implements StorageEngine {
       upload.created,
       JSON.stringify(upload.httpMetadata),
       JSON.stringify(upload.customMetadata),
+      upload.checksum ? JSON.stringify(upload.checksum) : null,
     ]);
   }
 
@@ -193,7 +194,16 @@ export class PostgresEngine implements StorageEngine {
     return chunks.commitIf(async (client) => {
       const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
       if (upload?.[5] !== 'active') return false;
-      await this.db.rows(client, sql.putPart, [this.bucket, uploadId, part.partNumber, chunks.body, part.size, part.etag, part.md5]);
+      await this.db.rows(client, sql.putPart, [
+        this.bucket,
+        uploadId,
+        part.partNumber,
+        chunks.body,
+        part.size,
+        part.etag,
+        part.md5,
+        part.checksum ? JSON.stringify(part.checksum) : null,
+      ]);
       return true;
     });
   }
@@ -254,14 +264,14 @@ export class PostgresEngine implements StorageEngine {
 
   async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
     this.#checkOpen();
-    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null])]>(
+    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null, null])]>(
       this.db.pool,
       sql.uploadWithParts,
       [this.bucket, uploadId, utf8(key)],
     );
     const first = rows[0];
     if (first?.[5] !== 'active') return null;
-    const parts = first[6] === null ? [] : rows.map((row) => toPart(row.slice(6) as PartColumns));
+    const parts = first[7] === null ? [] : rows.map((row) => toPart(row.slice(7) as PartColumns));
     return { upload: toUpload(first), parts };
   }
 

@@ -18,14 +18,22 @@ export function toRecord([key, version, size, etag, uploaded, httpMetadata, cust
   };
 }
 
-export function toUpload([uploadId, key, created, httpMetadata, customMetadata]: readonly [...UploadColumns, ...unknown[]]): UploadRecord {
+export function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum]: readonly [
+  ...UploadColumns,
+  ...unknown[],
+]): UploadRecord {
   return {
     uploadId,
     key: key.toString('utf8'),
     created,
     httpMetadata: JSON.parse(httpMetadata),
     customMetadata: JSON.parse(customMetadata),
+    ...(checksum ? { checksum: JSON.parse(checksum) } : {}),
   };
 }
 
-export const toPart = ([partNumber, , size, etag, md5]: PartColumns): PartRecord => ({ partNumber, size, etag, md5 });
+export function toPart([partNumber, , size, etag, md5, checksum]: PartColumns): PartRecord {
+  const part: PartRecord = { partNumber, size, etag, md5 };
+  if (checksum) part.checksum = JSON.parse(checksum);
+  return part;
+}

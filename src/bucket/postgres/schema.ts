@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { BucketSchemaTooNewError } from './errors';
 import { initialSchema } from './migrations/0001-initial';
 import { catalogueSchema } from './migrations/0002-catalogue';
+import { flexibleChecksums } from './migrations/0003-flexible-checksums';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
 export const SCHEMA = 'bucket_storage';
@@ -14,6 +15,7 @@ export const SCHEMA = 'bucket_storage';
 const MIGRATIONS: Record<string, string> = {
   '0001_initial': initialSchema,
   '0002_catalogue': catalogueSchema,
+  '0003_flexible_checksums': flexibleChecksums,
 };
 
 const MIGRATION_TABLE = 'migration';

@@ -26,12 +26,12 @@ const chunksFrom = statement(
 );
 const activeUploads = statement(
   'snapshot_uploads',
-  `select upload_id, key, created, http_metadata, custom_metadata, state from bucket_storage.uploads
+  `select upload_id, key, created, http_metadata, custom_metadata, state, checksum from bucket_storage.uploads
    where bucket = $1 and state = 'active' order by key, created, upload_id`,
 );
 const partsOf = statement(
   'snapshot_parts',
-  'select part_number, body, size, etag, md5 from bucket_storage.parts where bucket = $1 and upload_id = $2 order by part_number',
+  'select part_number, body, size, etag, md5, checksum from bucket_storage.parts where bucket = $1 and upload_id = $2 order by part_number',
 );
 
 /** Opens a snapshot of `bucket`; its connection is the pool's until `close`. */

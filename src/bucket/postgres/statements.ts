@@ -35,11 +35,12 @@ export type UploadColumns = [
   httpMetadata: string,
   customMetadata: string,
   state: 'active' | 'completed' | 'aborted',
+  checksum: string | null,
 ];
-const UPLOAD_COLUMNS = 'upload_id, key, created, http_metadata, custom_metadata, state';
+const UPLOAD_COLUMNS = 'upload_id, key, created, http_metadata, custom_metadata, state, checksum';
 
-export type PartColumns = [partNumber: number, body: number, size: number, etag: string, md5: string];
-const PART_COLUMNS = 'part_number, body, size, etag, md5';
+export type PartColumns = [partNumber: number, body: number, size: number, etag: string, md5: string, checksum: string | null];
+const PART_COLUMNS = 'part_number, body, size, etag, md5, checksum';
 
 export const head = statement('head', `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key = $2`);
 
@@ -146,7 +147,7 @@ export const scanBetween = statement(
 
 export const insertUpload = statement(
   'insert_upload',
-  `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, 'active')`,
+  `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, 'active', $7)`,
 );
 
 export const uploadState = statement('upload_state', `select state from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
@@ -163,9 +164,9 @@ export const putPart = statement(
   `with previous as (
      select body from ${PARTS} where bucket = $1 and upload_id = $2 and part_number = $3
    ), stored as (
-     insert into ${PARTS} (bucket, upload_id, ${PART_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7)
+     insert into ${PARTS} (bucket, upload_id, ${PART_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)
      on conflict (bucket, upload_id, part_number) do update
-     set body = excluded.body, size = excluded.size, etag = excluded.etag, md5 = excluded.md5
+     set body = excluded.body, size = excluded.size, etag = excluded.etag, md5 = excluded.md5, checksum = excluded.checksum
    )
    insert into ${DROPPED} (bucket, body) select $1, body from previous
    on conflict do nothing`,
@@ -220,8 +221,8 @@ export const activeUploads = statement(
 /** An upload and its parts in one snapshot (no parts: one row of nulls after the upload's columns). */
 export const uploadWithParts = statement(
   'upload_with_parts',
-  `select u.upload_id, u.key, u.created, u.http_metadata, u.custom_metadata, u.state,
-          p.part_number, p.body, p.size, p.etag, p.md5
+  `select u.upload_id, u.key, u.created, u.http_metadata, u.custom_metadata, u.state, u.checksum,
+          p.part_number, p.body, p.size, p.etag, p.md5, p.checksum
    from ${UPLOADS} u left join ${PARTS} p on p.bucket = u.bucket and p.upload_id = u.upload_id
    where u.bucket = $1 and u.upload_id = $2 and u.key = $3
    order by p.part_number`,

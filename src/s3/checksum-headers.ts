@@ -1,0 +1,52 @@
+/** S3's checksum headers and elements: `x-amz-checksum-<algorithm>`, `Checksum<ALGORITHM>`. */
+import {
+  CHECKSUM_ALGORITHMS,
+  isChecksumAlgorithm,
+  uploadChecksumType,
+  type ChecksumAlgorithm,
+  type ChecksumType,
+  type UploadChecksum,
+} from '../bucket';
+import { invalidRequest } from './errors';
+
+export const checksumHeader = (algorithm: ChecksumAlgorithm) => `x-amz-checksum-${algorithm}`;
+export const checksumElement = (algorithm: ChecksumAlgorithm) => `Checksum${algorithm.toUpperCase()}`;
+
+/** Checksums are answered on reads only when asked for, as S3 does. */
+export const checksumModeEnabled = (headers: Headers) => headers.get('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED';
+
+/** The headers answering a checksum. */
+export function checksumResponseHeaders(checksum: {
+  algorithm: ChecksumAlgorithm;
+  type: ChecksumType;
+  value: string;
+}): Record<string, string> {
+  return { [checksumHeader(checksum.algorithm)]: checksum.value, 'x-amz-checksum-type': checksum.type };
+}
+
+/**
+ * The checksum a CreateMultipartUpload asks for (`x-amz-checksum-algorithm`, `x-amz-checksum-type`),
+ * refused as S3 refuses what it does not serve.
+ */
+export function uploadChecksumOf(headers: Headers): UploadChecksum | undefined {
+  const named = headers.get('x-amz-checksum-algorithm');
+  const type = headers.get('x-amz-checksum-type')?.toUpperCase();
+  if (named === null) {
+    if (type !== undefined) throw invalidRequest('x-amz-checksum-type needs x-amz-checksum-algorithm.');
+    return undefined;
+  }
+  const algorithm = named.trim().toLowerCase();
+  if (!isChecksumAlgorithm(algorithm)) {
+    throw invalidRequest(
+      `Checksum algorithm ${named} is not supported; use one of ${CHECKSUM_ALGORITHMS.map((a) => a.toUpperCase()).join(', ')}.`,
+    );
+  }
+  const chosen = uploadChecksumType(algorithm, type);
+  if (chosen !== 'FULL_OBJECT' && chosen !== 'COMPOSITE') throw invalidRequest(`${chosen[0]!.toUpperCase()}${chosen.slice(1)}.`);
+  return { algorithm, type: chosen };
+}
+
+/** The `x-amz-checksum-<algorithm>` value a request names, for `algorithm` (a CompleteMultipartUpload's). */
+export function namedChecksum(headers: Headers, algorithm: ChecksumAlgorithm): string | undefined {
+  return headers.get(checksumHeader(algorithm))?.trim();
+}
