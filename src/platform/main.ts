@@ -168,7 +168,7 @@ async function main(): Promise<void> {
   // Whatever the log level, the last line says where the platform answers (the API first) and
   // which process to signal; printed once a signal finds its handler.
   lines.push(`Ready on ${first.url} (pid ${process.pid})`);
-  logger.info({ components: readiness(), dataDir: settings.dataDir, ...(apiConfig?.postgres ? { database: apiConfig.postgres.url.location } : {}) }, 'ready');
+  logger.info({ ...(components.has('api') ? { url: components.get('api')!.url } : {}), components: readiness(), dataDir: settings.dataDir, ...(apiConfig?.postgres ? { database: apiConfig.postgres.url.location } : {}) }, 'ready');
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 

@@ -109,12 +109,13 @@ describe('a configuration file', () => {
 
     withFiles(
       {
-        'platform.toml': `[api]\nport = 0\n\n[s3]\nport = 0\naccess_keys = [{ id = "file_key", secret = "file-secret-0123" }]\n\n[[workers]]\nconfig = "wrangler.toml"\nport = 0\n`,
+        'platform.toml': `[api]\nport = 0\n\n[s3]\nport = 0\naccess_keys = [{ id = "file_key", secret = "file-secret-0123" }]\n\n[[workers]]\nconfig = "wrangler.toml"\nport = 1\n`,
       },
       cwd,
     );
     // platform.toml in the working directory is read without --config.
-    const platform = await startPlatform(cwd, [], { API_TOKEN: TOKEN });
+    // The worker's variable (named after it) wins over the file's port, which could not be used.
+    const platform = await startPlatform(cwd, [], { API_TOKEN: TOKEN, WORKER_FILES_PORT: '0' });
     try {
       expect(Object.keys(platform.urls).sort()).toEqual(['api', 's3', 'worker:files']);
       for (const url of Object.values(platform.urls)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:(?!0\b)\d+/);
@@ -287,5 +288,16 @@ first = 1
     expect((await s3Request).Buckets).toEqual([]);
     expect(await code).toBe(0);
     s3.destroy();
+  });
+});
+
+describe('the example configuration', () => {
+  it('is read and checked as the platform reads it', async () => {
+    const { resolveSettings } = await import('../../src/platform/settings');
+    const root = path.resolve(import.meta.dirname, '../..');
+    const settings = resolveSettings(path.join(root, 'examples/platform.toml'), { AUTH_KEY_SECRET: 'change-me' });
+    expect(settings.dataDir).toBe(path.join(root, 'data'));
+    expect([settings.api?.port, settings.s3?.port, settings.workers.map((worker) => [worker.name, worker.port])]).toEqual([8787, 8788, [['reference-worker', 8789]]]);
+    expect(settings.s3?.generatedKey).toBeDefined();
   });
 });
