@@ -44,7 +44,8 @@ async function buildBundle() {
     platform: 'node',
     format: 'esm',
     target: 'node22.12', // the oldest Node that package.json's engines accept
-    external: ['better-sqlite3', 'pg-native'],
+    // tsx is loaded at run time, and only for workers written in TypeScript.
+    external: ['better-sqlite3', 'pg-native', 'tsx'],
     // jsonc-parser's main build is UMD, whose require() calls esbuild cannot see.
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     // CommonJS dependencies call require(); an ES module has none of its own.

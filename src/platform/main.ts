@@ -93,6 +93,12 @@ async function main(): Promise<void> {
   try {
     // Workers first: their buckets are checked as they start, the likeliest refusal.
     const report = (who: string) => (line: string) => process.stderr.write(`[${who}] ${line}\n`);
+    // A worker written in TypeScript loads as under `npm run worker` (tsx); loaded only then, so a
+    // platform without one starts on plain node alone.
+    if (settings.workers.some(({ main }) => /\.[cm]?tsx?$/.test(main))) {
+      const { register } = await import('tsx/esm/api');
+      register();
+    }
     for (const worker of settings.workers) {
       const running: RunningWorker = await startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) });
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });

@@ -28,6 +28,8 @@ export interface WorkerSettings extends Address {
   /** Unique among the workers: names the worker in /readyz, the start-up lines and its variables. */
   name: string;
   configFile: string;
+  /** The worker module (absolute). */
+  main: string;
 }
 
 export interface S3Settings extends Address {
@@ -142,10 +144,12 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     const key = `workers[${index}]`;
     const configFile = path.resolve(base, entry.config);
     let name = entry.name;
+    let main: string;
     try {
       const config = loadWorkerConfig(configFile);
       resolveSecrets(config, env);
       name ??= config.name;
+      main = config.main;
     } catch (error) {
       if (!(error instanceof ConfigFileError)) throw error;
       for (const line of error.problems) problems.add(`${key}.config`, line);
@@ -158,7 +162,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     }
     names.set(name, index);
     const port = portOf(workerVariable(name, 'PORT'), `${key}.port`, entry.port);
-    workers.push({ name, configFile, port: port.port, host: hostOf(workerVariable(name, 'HOST'), entry.host), portFrom: port.from });
+    workers.push({ name, configFile, main, port: port.port, host: hostOf(workerVariable(name, 'HOST'), entry.host), portFrom: port.from });
   });
   if (!api && !s3 && workers.length === 0 && file !== undefined) problems.add('', 'every component is off: turn on the api, the s3 endpoint or a worker');
 
