@@ -62,7 +62,7 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
         const listening = createServer(httpServerOptionsFor(config.http), app);
         listening.maxConnections = config.http.maxConnections;
         listening.once('error', (error: NodeJS.ErrnoException) =>
-          reject(new Error(error.code === 'EADDRINUSE' ? `port ${config.port} on ${config.host} is already in use (the API's port: PORT or api.port)` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
+          reject(new Error(error.code === 'EADDRINUSE' ? `the API: port ${config.port} on ${config.host} is already in use; choose another with PORT or [api] port` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
         );
         listening.listen(config.port, config.host, () => resolve(listening));
       });

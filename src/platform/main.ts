@@ -8,7 +8,7 @@ import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
 import { loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
-import { findConfigFile, PlatformConfigError, resolveSettings, type PlatformSettings } from './settings';
+import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
 
 const USAGE = `Usage: npm start -- [--config <file>]
 
@@ -41,6 +41,16 @@ function readArguments(): { configFile: string | undefined } | null {
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${USAGE}\n`);
     process.exit(2);
+  }
+}
+
+/** Runs a component's start; its refusal says which component, and how the platform moves its port. */
+async function naming<T>(component: string, portSetting: string, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new Error(`${component}: ${message.replace('choose another with --port', `choose another with ${portSetting}`)}`);
   }
 }
 
@@ -100,12 +110,14 @@ async function main(): Promise<void> {
       register();
     }
     for (const worker of settings.workers) {
-      const running: RunningWorker = await startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) });
+      const running: RunningWorker = await naming(`worker ${worker.name}`, `${workerVariable(worker.name, 'PORT')} or its port in the file`, () =>
+        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
+      );
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });
     }
     if (settings.s3) {
       const { s3 } = settings;
-      const running: RunningS3Server = await startS3Server({
+      const running: RunningS3Server = await naming('the S3 endpoint', 'S3_PORT or [s3] port', () => startS3Server({
         accessKeys: s3.accessKeys,
         dataDir: settings.dataDir,
         port: s3.port,
@@ -116,14 +128,12 @@ async function main(): Promise<void> {
         ...(settings.faults.s3 ? { faultRules: settings.faults.s3 } : {}),
         report: report('s3'),
         log: report('s3'),
-      });
+      }));
       components.set('s3', { state: 'running', url: running.url, close: () => running.close() });
     }
     if (api) {
       const url = await api.listen();
       components.set('api', { state: 'running', url, close: () => api.close() });
-    } else {
-      // Nothing else holds the API's store.
     }
   } catch (error) {
     await Promise.allSettled([closeAll(), ...(api && !components.has('api') ? [api.close()] : [])]);

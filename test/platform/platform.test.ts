@@ -2,6 +2,8 @@
 // workers a configuration file lists beside them; every component reachable, configurable by
 // the file and by variables, refused with file, key and reason when the configuration is wrong.
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { once } from 'node:events';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HOME_ACCOUNT_ID } from '../../src/bucket';
@@ -211,6 +213,20 @@ describe('a configuration that cannot be used', () => {
     expect(unnamed.stderr).toContain(`${unnamed.file}: workers[0].config: must be a file path, not nothing`);
     const wrong = await refused({ 'platform.toml': '[[workers]]\nconfig = "wrangler.toml"\n', 'wrangler.toml': 'main = "absent.mjs"\n' });
     expect(wrong.stderr).toContain(`${wrong.file}: workers[0].config: ${path.join(path.dirname(wrong.file), 'wrangler.toml')}: main: no such file: ${path.join(path.dirname(wrong.file), 'absent.mjs')}`);
+  });
+
+  it('refuses a worker bound to a bucket the data directory lacks, and a port already taken', async () => {
+    const missing = await refused({ ...workerFiles('nowhere'), 'platform.toml': '[api]\nport = 0\n\n[s3]\nport = 0\n\n[[workers]]\nconfig = "wrangler.toml"\nport = 0\n' });
+    expect(missing.stderr).toContain(`worker files: ${path.join(path.dirname(missing.file), 'wrangler.toml')}: r2_buckets[0].bucket_name: no bucket "nowhere"`);
+    const taken = net.createServer().listen(0, '127.0.0.1');
+    await once(taken, 'listening');
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const busy = await refused({ 'platform.toml': '[api]\nport = 0\n' }, { S3_PORT: String(port) });
+      expect(busy.stderr).toContain(`the S3 endpoint: port ${port} on 127.0.0.1 is already in use; choose another with S3_PORT or [s3] port`);
+    } finally {
+      taken.close();
+    }
   });
 
   it('refuses bad fault rules, each named by its place in the file', async () => {
