@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { BucketCatalogue } from '../bucket';
+import { openBucketCatalogue } from '../bucket';
 import { basePath, createApp, httpServerOptionsFor, type ServerConfig } from '../server';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import type { RuleList } from './settings';
@@ -32,8 +32,15 @@ export interface ApiOptions {
 export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
   const { config } = options;
   const store = await openStore(config);
-  // The buckets of the data directory: the same catalogue the S3 endpoint and the workers open.
-  const buckets = new BucketCatalogue(config.dataDir);
+  let buckets;
+  try {
+    // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
+    // same catalogue the S3 endpoint and the workers open.
+    buckets = await openBucketCatalogue({ dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString, pool: bucketPool(config) });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   let app;
   try {
     const created = createApp({
@@ -77,6 +84,16 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
       }
       await Promise.all([store.close(), buckets.close()]);
     },
+  };
+}
+
+/** The buckets' pool takes the store's pool settings (each pool opens up to DATABASE_POOL_MAX connections), as the API alone does. */
+function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
+  return {
+    ...(maxConnections ? { maxConnections } : {}),
+    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
   };
 }
 

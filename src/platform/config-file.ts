@@ -6,7 +6,8 @@
  * ```toml
  * [state]
  * data_dir = "./data"                  # relative to this file
- * database_url = "postgres://..."      # the API's store in PostgreSQL (DATABASE_URL wins)
+ * database_url = "postgres://..."      # the API's store and the buckets in PostgreSQL (DATABASE_URL wins)
+ * load = "platform.state"              # a state file loaded on a first start (STATE_FILE wins)
  *
  * [api]
  * port = 8787                          # 0: a free one
@@ -60,6 +61,7 @@ const fileSchema = z.strictObject({
     .strictObject({
       data_dir: path.optional(),
       database_url: z.string(must('a postgres:// URL')).min(1, must('a postgres:// URL')).optional(),
+      load: path.optional(),
     })
     .optional(),
   api: z.strictObject({ enabled: enabled.optional(), port: port.optional(), host: host.optional() }).optional(),
@@ -97,7 +99,7 @@ export type PlatformFile = z.output<typeof fileSchema>;
 /** The keys of each table, for the message that names an unknown one. */
 const KEYS: Record<string, string> = {
   '': 'state, api, s3, workers, rate_limit, faults',
-  state: 'data_dir, database_url',
+  state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account',
   workers: 'config, name, enabled, port, host',

@@ -88,6 +88,13 @@ async function main(): Promise<void> {
     }
   };
 
+  if (settings.stateFile) {
+    // Loaded only on a first start (nothing stored yet), before anything opens the store or the
+    // buckets; the state module is loaded only then, so other starts do not pay for it.
+    const { importStateIfEmpty } = await import('../state');
+    const started = await importStateIfEmpty(settings.stateFile, { dataDir: settings.dataDir, databaseUrl: settings.databaseUrl });
+    logger.info({ stateFile: settings.stateFile, ...started }, started.imported ? 'state loaded' : 'state file not loaded: the store already holds state');
+  }
   const components = new Map<string, Component>();
   const readiness = () => Object.fromEntries([...components].map(([name, { state, url }]) => [name, { state, url }]));
   let api: PreparedApi | undefined;
@@ -111,7 +118,7 @@ async function main(): Promise<void> {
     }
     for (const worker of settings.workers) {
       const running: RunningWorker = await naming(`worker ${worker.name}`, `${workerVariable(worker.name, 'PORT')} or its port in the file`, () =>
-        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
+        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
       );
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });
     }
@@ -120,6 +127,7 @@ async function main(): Promise<void> {
       const running: RunningS3Server = await naming('the S3 endpoint', 'S3_PORT or [s3] port', () => startS3Server({
         accessKeys: s3.accessKeys,
         dataDir: settings.dataDir,
+        databaseUrl: settings.databaseUrl,
         port: s3.port,
         hostname: s3.host,
         publicRead: s3.publicRead,
@@ -167,7 +175,7 @@ async function main(): Promise<void> {
   if (apiConfig?.generatedToken) lines.push(`API token (generated, shown once): ${apiConfig.generatedToken}`);
   // Printed once, never logged or stored, as the API token is.
   if (settings.s3?.generatedKey) lines.push(`S3 access key (generated, shown once): ${settings.s3.generatedKey.id} ${settings.s3.generatedKey.secret}`);
-  const state = apiConfig?.postgres ? `data directory ${settings.dataDir}, API store in PostgreSQL at ${apiConfig.postgres.url.location}` : `data directory ${settings.dataDir}`;
+  const state = apiConfig?.postgres ? `PostgreSQL database ${apiConfig.postgres.url.location}` : settings.databaseUrl ? 'PostgreSQL database of DATABASE_URL' : `data directory ${settings.dataDir}`;
   lines.push(`Platform${settings.file ? ` of ${settings.file}` : ''} over the ${state}`);
   const width = Math.max(...[...components.keys()].map((name) => name.length));
   for (const name of ['api', 's3', ...[...components.keys()].filter((key) => key.startsWith('worker:'))]) {

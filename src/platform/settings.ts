@@ -51,6 +51,10 @@ export interface PlatformSettings {
   /** The configuration file read, if any. */
   file: string | undefined;
   dataDir: string;
+  /** PostgreSQL for the API's store and every component's buckets; the data directory otherwise. */
+  databaseUrl: string | undefined;
+  /** A state file (`npm run state -- export`) loaded when the store and the buckets are empty. */
+  stateFile: string | undefined;
   api: Address | undefined;
   s3: S3Settings | undefined;
   workers: WorkerSettings[];
@@ -212,7 +216,9 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     apiEnvironment.PORT = String(api.port);
     apiEnvironment.HOST = api.host;
   }
-  if (!env.DATABASE_URL && written.state?.database_url) apiEnvironment.DATABASE_URL = written.state.database_url;
+  const databaseUrl = env.DATABASE_URL || written.state?.database_url || undefined;
+  if (databaseUrl) apiEnvironment.DATABASE_URL = databaseUrl;
+  const stateFile = env.STATE_FILE ? path.resolve(env.STATE_FILE) : written.state?.load ? path.resolve(base, written.state.load) : undefined;
   const limit = written.rate_limit;
   // A [rate_limit] table turns the limit on unless it says enabled = false; RATE_LIMIT wins.
   if (limit && (env.RATE_LIMIT === undefined || env.RATE_LIMIT === '') && limit.enabled !== false) {
@@ -223,6 +229,8 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
   return {
     file,
     dataDir,
+    databaseUrl,
+    stateFile,
     api: api as Address | undefined,
     s3: s3 as S3Settings | undefined,
     workers: workers as WorkerSettings[],

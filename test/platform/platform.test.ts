@@ -180,6 +180,36 @@ describe('a configuration file', () => {
   });
 });
 
+describe('state', () => {
+  it('starts a new data directory from the state file [state] load names, and leaves a used one alone', async () => {
+    const cwd = temporaryDirectory();
+    const first = await startPlatform(cwd, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: 'first' });
+    const s3 = s3Client(first);
+    await s3.send(new CreateBucketCommand({ Bucket: 'saved' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'saved', Key: 'kept.txt', Body: 'kept across the file' }));
+    s3.destroy();
+    expect(await first.stop()).toBe(0);
+    const { spawnSync } = await import('node:child_process');
+    const root = path.resolve(import.meta.dirname, '../..');
+    const exported = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/state.ts'), 'export', path.join(cwd, 'saved.state'), '--data-dir', path.join(cwd, 'first')], { cwd: root, encoding: 'utf8' });
+    expect(exported.status, exported.stderr).toBe(0);
+
+    withFiles({ 'platform.toml': '[state]\ndata_dir = "second"\nload = "saved.state"\n\n[api]\nport = 0\n' }, cwd);
+    const second = await startPlatform(cwd, [], { API_TOKEN: TOKEN, LOG_LEVEL: 'info' });
+    try {
+      expect(second.stdout()).toContain('"msg":"state loaded"');
+      expect(await apiBuckets(second, TOKEN)).toEqual(['saved']);
+      const read = await s3Client(second).send(new GetObjectCommand({ Bucket: 'saved', Key: 'kept.txt' }));
+      expect(await read.Body!.transformToString()).toBe('kept across the file');
+    } finally {
+      expect(await second.stop()).toBe(0);
+    }
+    const third = await startPlatform(cwd, [], { API_TOKEN: TOKEN, LOG_LEVEL: 'info' });
+    expect(third.stdout()).toContain('state file not loaded');
+    expect(await third.stop()).toBe(0);
+  });
+});
+
 describe('a configuration that cannot be used', () => {
   const refused = async (files: Record<string, string>, env: Record<string, string> = {}) => {
     const cwd = withFiles(files);
