@@ -1,11 +1,11 @@
 /**
  * Opening the place a state is saved from or loaded into: the API's store (SQLite under the data
  * directory, or PostgreSQL when a database URL is given) and the buckets' catalogue storage (the
- * data directory's, unless another is given).
+ * data directory's, or the same database's).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { DirectoryStorage, HOME_ACCOUNT_ID, type CatalogueStorage } from '../bucket';
+import { openCatalogueStorage, type CatalogueStorage } from '../bucket';
 import { openPostgresStore, openSqliteStore, SQLITE_FILE_NAME, type Store } from '../store';
 import type { StatePlace } from './export';
 
@@ -14,7 +14,7 @@ export interface PlaceOptions {
   dataDir: string;
   /** PostgreSQL for the store when set. */
   databaseUrl?: string | undefined;
-  /** Where the buckets are kept, when not in the data directory (a database-backed storage). */
+  /** Where the buckets are kept, when not where the front doors keep them (tests). */
   bucketStorage?: CatalogueStorage | undefined;
 }
 
@@ -36,7 +36,8 @@ export async function openPlace(options: PlaceOptions, mustExist = false): Promi
     : await openSqliteStore({ dataDir, seed: false });
   let buckets: CatalogueStorage;
   try {
-    buckets = options.bucketStorage ?? new DirectoryStorage(dataDir, HOME_ACCOUNT_ID);
+    // The buckets where every front door keeps them: the database's when the store is there too.
+    buckets = options.bucketStorage ?? (await openCatalogueStorage({ dataDir, databaseUrl: options.databaseUrl }));
   } catch (error) {
     await store.close();
     throw error;

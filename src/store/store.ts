@@ -182,7 +182,7 @@ export interface RulesetRepository {
    * Throws NotFoundError, ReadOnlyRulesetError (platform-managed rulesets, from any scope).
    */
   delete(scope: RulesetScope, id: string): Promise<void>;
-  /** Every kept version of a visible ruleset, newest first, without rules; null when not visible. */
+  /** Every kept version of a visible ruleset, oldest first (as the platform lists them), without rules; null when not visible. */
   listVersions(scope: RulesetScope, id: string): Promise<RulesetSummary[] | null>;
   /**
    * Forgets one version (never the current one: LatestVersionError). Throws NotFoundError

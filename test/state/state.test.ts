@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { BucketCatalogue, type OpenBucket } from '../../src/bucket';
+import { openBucketCatalogue, type OpenBucket } from '../../src/bucket';
 import { exportState, importState, importStateIfEmpty, openPlace, StateFileError, type PlaceOptions } from '../../src/state';
 import { StateWriter } from '../../src/state/format';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store';
@@ -48,7 +48,7 @@ interface Made {
 }
 
 /** Fills a place: rulesets with versions, log push jobs, buckets with objects and uploads. */
-async function populate(store: Store, dataDir: string): Promise<Made> {
+async function populate(store: Store, where: PlaceOptions): Promise<Made> {
   const ruleset = await store.rulesets.create({ zone_id: ZONE }, {
     name: 'saved',
     kind: 'zone',
@@ -66,7 +66,7 @@ async function populate(store: Store, dataDir: string): Promise<Made> {
   await store.logpushJobs.delete(ZONE, lastJobId);
   const remaining = (await store.logpushJobs.list(ZONE)).map((job) => job.id);
 
-  const catalogue = new BucketCatalogue(dataDir);
+  const catalogue = await catalogueOf(where);
   try {
     await catalogue.account().create('photos', { locationHint: 'weur', storageClass: 'InfrequentAccess' });
     await catalogue.account().setCors('photos', [{ allowed: { origins: ['https://example.com'], methods: ['GET'] }, maxAgeSeconds: 60 }]);
@@ -90,6 +90,11 @@ async function populate(store: Store, dataDir: string): Promise<Made> {
   } finally {
     await catalogue.close();
   }
+}
+
+/** The buckets where the front doors keep them for that place: its data directory or its database. */
+function catalogueOf(where: PlaceOptions) {
+  return openBucketCatalogue({ dataDir: where.dataDir, databaseUrl: where.databaseUrl });
 }
 
 async function bytesOf(bucket: OpenBucket, key: string): Promise<Uint8Array> {
@@ -128,7 +133,7 @@ async function everything(options: PlaceOptions) {
   } finally {
     await place.close();
   }
-  const catalogue = new BucketCatalogue(options.dataDir);
+  const catalogue = await catalogueOf(options);
   try {
     const buckets = [];
     for (const account of [undefined, OTHER_ACCOUNT]) {
@@ -164,7 +169,7 @@ async function expectEmpty(options: PlaceOptions): Promise<void> {
 
 /** The round trip on one store engine; `newStoreOptions` gives a fresh place each call. */
 function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore: (options: PlaceOptions) => Promise<Store>) {
-  describe(`round trip (${engine} store, buckets on disk)`, () => {
+  describe(`round trip (${engine}: the store and the buckets)`, () => {
     let source: PlaceOptions;
     let made: Made;
     let file: string;
@@ -173,7 +178,7 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
       source = await fresh();
       const store = await openStore(source);
       try {
-        made = await populate(store, source.dataDir);
+        made = await populate(store, source);
       } finally {
         await store.close();
       }
@@ -219,7 +224,7 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
         await store.close();
       }
 
-      const catalogue = new BucketCatalogue(target.dataDir);
+      const catalogue = await catalogueOf(target);
       try {
         const photos = await catalogue.open('photos');
         expect(await catalogue.account().get('photos')).toMatchObject({ location: 'weur', storageClass: 'InfrequentAccess' });
@@ -255,14 +260,14 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
       } finally {
         await store.close();
       }
-      const catalogue = new BucketCatalogue(target.dataDir);
+      const catalogue = await catalogueOf(target);
       expect(await catalogue.list()).toEqual([]);
       await catalogue.close();
     });
 
     test('an empty store beside an existing bucket is refused too, and the bucket stays alone', async () => {
       const target = await fresh();
-      const catalogue = new BucketCatalogue(target.dataDir);
+      const catalogue = await catalogueOf(target);
       await catalogue.create('already-here');
       await catalogue.close();
       await expect(importAt(file, target)).rejects.toThrow(/not empty \(account 023e105f4ecef8ad9ca31a8372d0c353 has bucket already-here\)/);
@@ -362,13 +367,14 @@ describe('on PostgreSQL', () => {
   test('an export while writers change rulesets and objects is one consistent instant per part', async () => {
     const source = { dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') };
     const store = await openPostgresStore({ connectionString: source.databaseUrl });
-    const catalogue = new BucketCatalogue(source.dataDir);
+    const catalogue = await catalogueOf(source);
     const file = path.join(tempDir(), 'busy.state');
     try {
       const ruleset = await store.rulesets.create({ zone_id: ZONE }, { name: 'busy', kind: 'zone', phase: 'http_request_late_transform', rules: [] });
       await catalogue.create('busy');
       const bucket = await catalogue.open('busy');
-      // Bodies above 32 KiB live in files a replacement deletes: the snapshot must keep them.
+      // Bodies above 32 KiB live in files (disk) or chunks (PostgreSQL) a replacement drops: the
+      // snapshot must keep them.
       const write = async (i: number) => {
         await bucket.put(`k${i % 4}`, filled(40_000 + i, i % 256), { customMetadata: { i: String(i) } });
         await store.rulesets.update({ zone_id: ZONE }, ruleset.id, { rules: [{ action: 'block', expression: `ip.src eq 192.0.2.${i % 250}` }] });
@@ -395,7 +401,7 @@ describe('on PostgreSQL', () => {
       const target = { dataDir: tempDir(), databaseUrl: await cluster!.createDatabase('state') };
       await importAt(file, target);
       const loaded = await openPostgresStore({ connectionString: target.databaseUrl });
-      const targetCatalogue = new BucketCatalogue(target.dataDir);
+      const targetCatalogue = await catalogueOf(target);
       try {
         // The ruleset, its rules and its versions come from one commit.
         const saved = (await loaded.rulesets.get({ zone_id: ZONE }, ruleset.id))!;
@@ -428,7 +434,7 @@ describe('npm run state and STATE_FILE, in child processes', () => {
   test('export and import through the command; refusals exit 1 with the reason', async () => {
     const source = tempDir();
     const store = await openSqliteStore({ dataDir: source });
-    const made = await populate(store, source);
+    const made = await populate(store, { dataDir: source });
     await store.close();
     const file = path.join(tempDir(), 'cli.state');
     const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/state.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: '', DATABASE_URL: '' } });

@@ -7,7 +7,9 @@ import { parseDatabaseUrl } from '../../database-url';
 import { openPostgresBuckets } from '../postgres/buckets';
 import { PostgresCatalogueStorage } from '../postgres/catalogue-storage';
 import type { RuntimeOptions } from '../settings';
-import { BucketCatalogue } from './catalogue';
+import { BucketCatalogue, HOME_ACCOUNT_ID } from './catalogue';
+import { DirectoryStorage } from './directory-storage';
+import type { CatalogueStorage } from './storage';
 
 export interface OpenCatalogueOptions {
   /** Where the buckets live without a database (and what the catalogue names in messages then). */
@@ -34,9 +36,21 @@ export class BucketStorageError extends Error {
 
 /** Opens the bucket catalogue from configuration; PostgreSQL is connected and migrated first. */
 export async function openBucketCatalogue(options: OpenCatalogueOptions): Promise<BucketCatalogue> {
-  const { dataDir, databaseUrl, defaultAccount, defaults = {} } = options;
+  const { dataDir, defaultAccount, defaults = {} } = options;
   const settings = { defaults, ...(defaultAccount ? { defaultAccount } : {}) };
-  if (!databaseUrl) return new BucketCatalogue(dataDir, settings);
+  if (!options.databaseUrl) return new BucketCatalogue(dataDir, settings);
+  return new BucketCatalogue(dataDir, { ...settings, storage: await openCatalogueStorage(options) });
+}
+
+/**
+ * Where the catalogue keeps its buckets, chosen as `openBucketCatalogue` chooses: the data
+ * directory's folders, or the database's tables (for tools that copy buckets as they are
+ * stored, such as state files).
+ */
+export async function openCatalogueStorage(options: OpenCatalogueOptions): Promise<CatalogueStorage> {
+  const { dataDir, databaseUrl } = options;
+  // The home account's buckets are the data directory's own (`buckets/`), whoever the default is.
+  if (!databaseUrl) return new DirectoryStorage(dataDir, HOME_ACCOUNT_ID);
   let connectionString: string;
   try {
     connectionString = parseDatabaseUrl(databaseUrl, options.databaseUrlName ?? 'the database URL').connectionString;
@@ -49,7 +63,7 @@ export async function openBucketCatalogue(options: OpenCatalogueOptions): Promis
   } catch (error) {
     throw new BucketStorageError(describe(error));
   }
-  return new BucketCatalogue(dataDir, { ...settings, storage: new PostgresCatalogueStorage(buckets) });
+  return new PostgresCatalogueStorage(buckets);
 }
 
 /** A failure and its causes in one line (a refused connection to `localhost` is an AggregateError with no message). */

@@ -28,6 +28,7 @@ const insertBucket = statement(
    values ($1, $2, $3, $4, $5, $6, $7) on conflict (account, name) do nothing returning 1`,
 );
 const getBucket = statement('catalogue_get', `select ${RECORD_COLUMNS} from ${BUCKETS} where account = $1 and name = $2`);
+const listAccounts = statement('catalogue_accounts', `select distinct account from ${BUCKETS} order by account`);
 const listBuckets = statement('catalogue_list', `select ${RECORD_COLUMNS} from ${BUCKETS} where account = $1`);
 /** Each setting changes only when its flag says so: one statement for any patch. */
 const updateBucket = statement(
@@ -73,6 +74,10 @@ export class PostgresCatalogueStorage implements CatalogueStorage {
   async get(account: string, name: string): Promise<BucketRecord | null> {
     const [row] = await this.#db.rows<RecordColumns>(this.#db.pool, getBucket, [account, name]);
     return row ? toRecord(account, row) : null;
+  }
+
+  async accounts(): Promise<string[]> {
+    return (await this.#db.rows<[string]>(this.#db.pool, listAccounts, [])).map(([account]) => account);
   }
 
   async list(account: string): Promise<BucketRecord[]> {

@@ -1,5 +1,6 @@
 import type {
   Assemble,
+  EngineSnapshot,
   KeyRange,
   ObjectBytes,
   ObjectRecord,
@@ -14,6 +15,8 @@ import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
 import { SameTick } from './same-tick';
+import { toPart, toRecord, toUpload } from './rows';
+import { openPostgresSnapshot } from './snapshot';
 import * as sql from './statements';
 import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './statements';
 
@@ -44,33 +47,6 @@ type ReadRow = [...ObjectColumns, ...BodyColumns];
 
 const utf8 = (key: string) => Buffer.from(key, 'utf8');
 
-function toRecord([key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [
-  ...ObjectColumns,
-  ...unknown[],
-]): ObjectRecord {
-  return {
-    key: key.toString('utf8'),
-    version,
-    size,
-    etag,
-    uploaded,
-    httpMetadata: JSON.parse(httpMetadata),
-    customMetadata: JSON.parse(customMetadata),
-    checksums: JSON.parse(checksums),
-  };
-}
-
-function toUpload([uploadId, key, created, httpMetadata, customMetadata]: readonly [...UploadColumns, ...unknown[]]): UploadRecord {
-  return {
-    uploadId,
-    key: key.toString('utf8'),
-    created,
-    httpMetadata: JSON.parse(httpMetadata),
-    customMetadata: JSON.parse(customMetadata),
-  };
-}
-
-const toPart = ([partNumber, , size, etag, md5]: PartColumns): PartRecord => ({ partNumber, size, etag, md5 });
 
 /** The smallest byte string above every string starting with `prefix` (UTF-8 has no 0xFF byte). */
 function bytesAfterPrefix(prefix: Buffer): Buffer {
@@ -292,6 +268,12 @@ export class PostgresEngine implements StorageEngine {
   async claimExpirySweep(now: number, intervalMs: number): Promise<boolean> {
     this.#checkOpen();
     return (await this.db.rows(this.db.pool, sql.claimExpirySweep, [this.bucket, now, intervalMs])).length > 0;
+  }
+
+  /** See snapshot.ts: one read-only transaction at the repeatable-read level. */
+  async snapshot(): Promise<EngineSnapshot> {
+    this.#checkOpen();
+    return openPostgresSnapshot(this.db, this.bucket);
   }
 
   async close(): Promise<void> {
