@@ -1,6 +1,7 @@
-// `npm start`: runs the server from its bundle (see server-bundle.mjs), rebuilt first if a
-// source changed since it was built. Plain node, no TypeScript compiler at run time.
+// `npm start`: runs the whole platform (src/platform/main.ts) from its bundle (see
+// platform-bundle.mjs), rebuilt first if a source changed since it was built. Plain node, no
+// TypeScript compiler at run time.
 import { pathToFileURL } from 'node:url';
-import { serverBundle } from './server-bundle.mjs';
+import { platformBundle } from './platform-bundle.mjs';
 
-await import(pathToFileURL(await serverBundle()).href);
+await import(pathToFileURL(await platformBundle()).href);

@@ -30,6 +30,11 @@ export function s3FaultSet(log: (line: string) => void): FaultSet {
   );
 }
 
+/** Checks rules as the endpoint would install them, before anything listens: a FaultRulesError lists every problem. */
+export function checkS3FaultRules(list: unknown, source: string): void {
+  s3FaultSet(() => {}).replace(list, source);
+}
+
 /**
  * Applies the fault a rule has for this request, if any: waits, then answers its S3 error
  * (thrown, with Retry-After when the rule gives one) or drops the connection ('dropped': nothing

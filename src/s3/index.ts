@@ -18,7 +18,9 @@
  *   token's seal, scope and expiry are checked; nothing is stored.
  * - CORS from the bucket's rules (`cors.ts`): preflights answered, headers added to answers.
  * - `account` picks whose buckets are served (names are per account).
+ * - `checkS3FaultRules(list, source)`: fault rules checked as the endpoint installs them, before it starts.
  */
 export { ACCESS_KEY_ID_VARIABLE, loadAccessKeys, S3ConfigError, SECRET_ACCESS_KEY_VARIABLE } from './access-keys';
+export { checkS3FaultRules } from './faults';
 export { DEFAULT_S3_PORT, startS3Server, type RunningS3Server, type S3ServerOptions } from './server';
 export type { AccessKeys } from './sigv4';

@@ -47,6 +47,11 @@ export interface AppOptions {
   faultRules?: { list: unknown; source: string };
   /** The platform's rate limit per user (RATE_LIMIT); none when absent. */
   rateLimit?: RateLimitPolicy;
+  /**
+   * The other components of the platform started with the API (S3 endpoint, workers): GET /readyz
+   * names each with its state and answers ready only while every one is running.
+   */
+  components?: () => Record<string, { state: string; url: string }>;
 }
 
 export interface App {
@@ -86,7 +91,12 @@ export function createApp(options: AppOptions): App {
   // For load balancers: outside the API (no document, no credentials) and not logged per probe.
   app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
-    databaseAnswers(store).then((ready) => res.status(ready ? 200 : 503).json({ ready, database }));
+    const components = options.components?.();
+    const running = components === undefined || Object.values(components).every(({ state }) => state === 'running');
+    databaseAnswers(store).then((answers) => {
+      const ready = answers && running;
+      res.status(ready ? 200 : 503).json({ ready, database, ...(components === undefined ? {} : { components }) });
+    });
   });
   app.use(requestLogger(logger));
   app.use(new RegExp(`^${FAULTS_PATH}(?=/|$)`, 'i'), faultsEndpoint(faults, credentials));

@@ -1,0 +1,105 @@
+/**
+ * The management API as one component of the platform: its store opened and its app built
+ * (fault rules checked) before anything listens, then listening on request.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { openBucketCatalogue } from '../bucket';
+import { basePath, createApp, httpServerOptionsFor, type ServerConfig } from '../server';
+import { openPostgresStore, openSqliteStore, type Store } from '../store';
+import type { RuleList } from './settings';
+
+export interface PreparedApi {
+  config: ServerConfig;
+  /** Listens; resolves with the URL of /client/v4. */
+  listen(): Promise<string>;
+  /** Lets requests in flight finish, then closes the store and the buckets. */
+  close(): Promise<void>;
+}
+
+export interface ApiOptions {
+  /** The API's settings (`loadConfig` over the environment the platform filled in). */
+  config: ServerConfig;
+  logger: Logger;
+  /** The S3 endpoint's keys, so temporary credentials the API issues are good there. */
+  s3AccessKeys: Map<string, string> | undefined;
+  faultRules: RuleList | undefined;
+  components: () => Record<string, { state: string; url: string }>;
+}
+
+/** Opens the API's store and builds its app (bad fault rules throw a FaultRulesError here). */
+export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
+  const { config } = options;
+  const store = await openStore(config);
+  let buckets;
+  try {
+    // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
+    // same catalogue the S3 endpoint and the workers open.
+    buckets = await openBucketCatalogue({ dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString, pool: bucketPool(config) });
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  let app;
+  try {
+    const created = createApp({
+      store,
+      database: config.postgres ? 'postgres' : 'sqlite',
+      credentials: config.credentials,
+      buckets,
+      s3AccessKeys: options.s3AccessKeys ?? config.s3AccessKeys,
+      logger: options.logger,
+      validateResponses: config.validateResponses,
+      components: options.components,
+      ...(options.faultRules ? { faultRules: options.faultRules } : {}),
+      ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
+    });
+    await created.ready;
+    app = created.app;
+  } catch (error) {
+    await Promise.allSettled([store.close(), buckets.close()]);
+    throw error;
+  }
+  let server: Server | undefined;
+  return {
+    config,
+    listen: async () => {
+      server = await new Promise<Server>((resolve, reject) => {
+        const listening = createServer(httpServerOptionsFor(config.http), app);
+        listening.maxConnections = config.http.maxConnections;
+        listening.once('error', (error: NodeJS.ErrnoException) =>
+          reject(new Error(error.code === 'EADDRINUSE' ? `the API: port ${config.port} on ${config.host} is already in use; choose another with PORT or [api] port` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
+        );
+        listening.listen(config.port, config.host, () => resolve(listening));
+      });
+      const { port } = server.address() as AddressInfo;
+      return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
+    },
+    close: async () => {
+      if (server) {
+        const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
+        server.closeIdleConnections();
+        await closing;
+      }
+      await Promise.all([store.close(), buckets.close()]);
+    },
+  };
+}
+
+/** The buckets' pool takes the store's pool settings (each pool opens up to DATABASE_POOL_MAX connections), as the API alone does. */
+function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
+  return {
+    ...(maxConnections ? { maxConnections } : {}),
+    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
+  };
+}
+
+function openStore(config: ServerConfig): Promise<Store> {
+  const seed = config.seedFile ? { seed: config.seedFile } : {};
+  return config.postgres
+    ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
+    : openSqliteStore({ dataDir: config.dataDir, ...seed });
+}

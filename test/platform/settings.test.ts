@@ -1,0 +1,103 @@
+// How the platform settles ports, keys, the rate limit and fault rules from the file and the
+// environment, before anything is opened (the process tests show the same from outside).
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PlatformConfigError, resolveSettings, workerVariable } from '../../src/platform/settings';
+import { temporaryDirectory, withFiles } from './platform-process';
+
+const WORKER = { 'w.mjs': 'export default { fetch: () => new Response("ok") };\n' };
+const wrangler = (name: string) => `name = "${name}"\nmain = "w.mjs"\n`;
+
+function settingsOf(toml: string, env: NodeJS.ProcessEnv = {}, files: Record<string, string> = {}) {
+  const directory = withFiles({ ...WORKER, ...files });
+  const file = path.join(directory, 'platform.toml');
+  writeFileSync(file, toml);
+  return { file, settings: () => resolveSettings(file, env) };
+}
+
+function problemsOf(run: () => unknown): string[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof PlatformConfigError) return error.lines;
+    throw error;
+  }
+  throw new Error('the configuration was accepted');
+}
+
+describe('ports', () => {
+  it('gives components without a port the next numbers after the API, skipping given ones', () => {
+    const { settings } = settingsOf('[s3]\n\n[[workers]]\nconfig = "a.toml"\n\n[[workers]]\nconfig = "b.toml"\nport = 8790\n\n[[workers]]\nconfig = "c.toml"\n', {}, {
+      'a.toml': wrangler('a'),
+      'b.toml': wrangler('b'),
+      'c.toml': wrangler('c'),
+    });
+    const { api, s3, workers } = settings();
+    expect([api!.port, s3!.port, ...workers.map((worker) => worker.port)]).toEqual([8787, 8788, 8789, 8790, 8791]);
+  });
+
+  it('follows PORT, and picks free ports for all when PORT is 0', () => {
+    const { settings } = settingsOf('[[workers]]\nconfig = "a.toml"\n', { PORT: '9000' }, { 'a.toml': wrangler('a') });
+    expect([settings().api!.port, settings().s3!.port, settings().workers[0]!.port]).toEqual([9000, 9001, 9002]);
+    const zero = settingsOf('[[workers]]\nconfig = "a.toml"\nport = 7000\n', { PORT: '0' }, { 'a.toml': wrangler('a') }).settings();
+    expect([zero.api!.port, zero.s3!.port, zero.workers[0]!.port]).toEqual([0, 0, 7000]);
+  });
+
+  it('lets a worker variable, named after the worker, win over the file', () => {
+    expect(workerVariable('image-resizer', 'PORT')).toBe('WORKER_IMAGE_RESIZER_PORT');
+    const { settings } = settingsOf('[[workers]]\nconfig = "a.toml"\nport = 7000\nhost = "127.0.0.2"\n', { WORKER_A_PORT: '7100', WORKER_A_HOST: '0.0.0.0' }, { 'a.toml': wrangler('a') });
+    expect(settings().workers[0]).toMatchObject({ name: 'a', port: 7100, host: '0.0.0.0', portFrom: 'WORKER_A_PORT' });
+  });
+
+  it('refuses a default pushed past 65535, two workers of one name, and every component off', () => {
+    expect(problemsOf(() => resolveSettings(undefined, { PORT: '65535' }))).toEqual(['no default port is left above 65535 for the S3 endpoint: give it one']);
+    const { file, settings } = settingsOf('[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[[workers]]\nconfig = "a.toml"\n\n[[workers]]\nconfig = "a.toml"\n', {}, { 'a.toml': wrangler('a') });
+    expect(problemsOf(settings)).toEqual([`${file}: workers[1].name: "a" names workers[0] too; give each worker its own name`]);
+    const off = settingsOf('[api]\nenabled = false\n\n[s3]\nenabled = false\n');
+    expect(problemsOf(off.settings)).toEqual([`${off.file}: every component is off: turn on the api, the s3 endpoint or a worker`]);
+  });
+});
+
+describe('keys, state, the rate limit and fault rules', () => {
+  it('takes S3 keys from the environment, a credentials file and the file together; refuses one given twice', () => {
+    const { settings } = settingsOf('[s3]\ncredentials_file = "keys.env"\naccess_keys = [{ id = "inline_key", secret = "inline-secret" }]\n', { S3_ACCESS_KEY_ID: 'env_key', S3_SECRET_ACCESS_KEY: 'env-secret-1' }, {
+      'keys.env': 'FILE_KEY=file-secret-1\n',
+    });
+    expect([...settings().s3!.accessKeys]).toEqual([
+      ['env_key', 'env-secret-1'],
+      ['FILE_KEY', 'file-secret-1'],
+      ['inline_key', 'inline-secret'],
+    ]);
+    expect(settings().s3!.generatedKey).toBeUndefined();
+    const twice = settingsOf('[s3]\naccess_keys = [{ id = "env_key", secret = "another-secret" }]\n', { S3_ACCESS_KEY_ID: 'env_key', S3_SECRET_ACCESS_KEY: 'env-secret-1' });
+    expect(problemsOf(twice.settings)).toEqual([`${twice.file}: s3.access_keys[0].id: the access key id env_key is given twice`]);
+    const short = settingsOf('[s3]\naccess_keys = [{ id = "k", secret = "short" }]\n');
+    expect(problemsOf(short.settings)).toEqual([
+      `${short.file}: s3.access_keys[0].id: must be 3 to 128 letters, digits or _, not "k"`,
+      `${short.file}: s3.access_keys[0].secret: must be a secret of at least 8 characters`,
+    ]);
+  });
+
+  it('resolves paths against the file, hands the API its settings as variables, and lets variables win', () => {
+    const { file, settings } = settingsOf('[state]\ndata_dir = "state"\ndatabase_url = "postgres://localhost/edge"\n\n[rate_limit]\nrequests = 5\nwindow_seconds = 10\n');
+    const resolved = settings();
+    expect(resolved.dataDir).toBe(path.join(path.dirname(file), 'state'));
+    expect(resolved.apiEnvironment).toMatchObject({ DATA_DIR: resolved.dataDir, DATABASE_URL: 'postgres://localhost/edge', RATE_LIMIT: 'true', RATE_LIMIT_REQUESTS: '5', RATE_LIMIT_WINDOW_SECONDS: '10', PORT: '8787' });
+    const overridden = resolveSettings(file, { DATA_DIR: 'elsewhere', DATABASE_URL: 'postgres://db/other', RATE_LIMIT: 'false' });
+    expect(overridden.dataDir).toBe(path.resolve('elsewhere'));
+    expect(overridden.apiEnvironment).toMatchObject({ DATABASE_URL: 'postgres://db/other', RATE_LIMIT: 'false' });
+    expect(overridden.apiEnvironment.RATE_LIMIT_REQUESTS).toBeUndefined();
+    const off = settingsOf('[rate_limit]\nenabled = false\nrequests = 5\n').settings();
+    expect(off.apiEnvironment.RATE_LIMIT).toBeUndefined();
+  });
+
+  it('takes fault rules from the file unless FAULTS_FILE names others', () => {
+    const rules = withFiles({ 'faults.toml': '[[s3]]\nstatus = 503\n' });
+    const { file, settings } = settingsOf('[[faults.api]]\nstatus = 429\n');
+    expect(settings().faults).toEqual({ fromFile: true, api: { list: [{ status: 429 }], source: `${file}: faults` } });
+    const fromVariable = resolveSettings(file, { FAULTS_FILE: path.join(rules, 'faults.toml') }).faults;
+    expect(fromVariable).toEqual({ fromFile: false, s3: { list: [{ status: 503 }], source: `faults file ${path.join(rules, 'faults.toml')}` } });
+    expect(problemsOf(() => resolveSettings(undefined, { FAULTS_FILE: path.join(temporaryDirectory(), 'none.toml') }))[0]).toMatch(/^FAULTS_FILE: .*none\.toml: cannot read the file \(ENOENT\)$/);
+  });
+});
