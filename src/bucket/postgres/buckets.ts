@@ -3,6 +3,7 @@ import { parseDatabaseUrl } from '../../database-url';
 import type { StorageEngine } from '../engine';
 import { BucketDatabase } from './database';
 import { PostgresEngine } from './engine';
+import { rememberDatabase } from './opened';
 import { migrateBucketSchema } from './schema';
 import { sweepDropped } from './statements';
 
@@ -117,13 +118,9 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
     // Renewed well before the sweep could take them.
     Math.floor(settings.retainDroppedMs / 3),
   );
-  return new OpenBuckets(db, owned, settings.retainDroppedMs, settings.sweepIntervalMs);
-}
-
-/** The database of buckets opened here, for what keeps its own tables beside them (the catalogue). */
-export function databaseOf(buckets: PostgresBuckets): BucketDatabase {
-  if (!(buckets instanceof OpenBuckets)) throw new TypeError('The buckets were not opened by openPostgresBuckets.');
-  return buckets.database;
+  const buckets = new OpenBuckets(db, owned, settings.retainDroppedMs, settings.sweepIntervalMs);
+  rememberDatabase(buckets, db);
+  return buckets;
 }
 
 class OpenBuckets implements PostgresBuckets {
@@ -144,10 +141,6 @@ class OpenBuckets implements PostgresBuckets {
 
   get location(): string {
     return this.db.location;
-  }
-
-  get database(): BucketDatabase {
-    return this.db;
   }
 
   storage(name: string): StorageEngine {

@@ -8,8 +8,9 @@ import type { BucketRecord, BucketSettingsPatch, CatalogueStorage } from '../cat
 import type { CorsRule } from '../cors';
 import type { StorageEngine } from '../engine';
 import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
-import { databaseOf, type PostgresBuckets } from './buckets';
+import type { PostgresBuckets } from './buckets';
 import { statement, type BucketDatabase } from './database';
+import { databaseOf } from './opened';
 
 const BUCKETS = 'bucket_storage.buckets';
 const RECORD_COLUMNS = 'name, created_at, location, jurisdiction, storage_class';
