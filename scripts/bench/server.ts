@@ -40,7 +40,6 @@ import { BucketCatalogue } from '../../src/bucket';
 import { validate } from '../../src/filter';
 import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
 import { documentValidator, warmUp } from '../../src/server/app';
-import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
 import { memoryField } from '../../test/support/process-memory';
@@ -215,7 +214,7 @@ async function bareApp(store: Store): Promise<express.Express> {
 
 /** The server's validator (same document, same options), warmed up, without response validation. */
 async function requestValidator() {
-  const validator = documentValidator(loadValidationDocument(), false);
+  const validator = documentValidator(false);
   await warmUp(validator);
   return validator;
 }
