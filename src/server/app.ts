@@ -1,7 +1,9 @@
 import { createServer } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
+// The validator's own modules rather than its index, which loads its document loader (a JSON
+// Schema reference parser, a YAML parser) that the server runs at build time instead.
+import { NotFound } from 'express-openapi-validator/dist/framework/types.js';
 import { OpenApiValidator as DocumentValidator } from 'express-openapi-validator/dist/openapi.validator.js';
 import type { Logger } from 'pino';
 import type { BucketCatalogue } from '../bucket';
@@ -279,7 +281,7 @@ function splitValidator(validator: express.RequestHandler[]) {
 
 /** The validator's refusal of a path no operation of the document has. */
 function isValidatorNotFound(error: unknown): boolean {
-  return error instanceof OpenApiValidator.error.NotFound;
+  return error instanceof NotFound;
 }
 
 /** Sends one request through the validator alone, so it loads and compiles the document now. */

@@ -1,4 +1,4 @@
-import { OpenApiSpecLoader, type Spec } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
+import type { Spec } from 'express-openapi-validator/dist/framework/openapi.spec.loader.js';
 import { basePath, documentWording, loadDocument, loadValidationDocument, type DocumentWording } from './openapi-document';
 import { prebuiltDocument, type PreparedDocument } from './prebuilt-document';
 
@@ -6,6 +6,8 @@ export type { PreparedDocument };
 
 /** Runs the validator's own loader (reference bundling, routes) on the validation document. */
 export async function prepareDocument(): Promise<PreparedDocument> {
+  // Loaded here only: the bundle's start never runs the loader.
+  const { OpenApiSpecLoader } = await import('express-openapi-validator/dist/framework/openapi.spec.loader.js');
   const spec = await new OpenApiSpecLoader({
     // The document's server is the templated `{base_url}`; this server always lives at /client/v4.
     apiDoc: { ...loadValidationDocument(), servers: [{ url: basePath }] } as never,
