@@ -390,7 +390,8 @@ async function benchBeside(space: Workspace): Promise<void> {
   console.log(
     `\nPostgreSQL beside disk: ${availableParallelism()} cores, load average ${loadAverage()} at the start; best of ${BESIDE.rounds} rounds (reads: of ${BESIDE.rounds * BESIDE.readRepeats})`,
   );
-  const cluster = await startPostgres({ durable: true });
+  // Durable, with the room docs/buckets-and-workers.md advises for bodies of many MiB.
+  const cluster = await startPostgres({ durable: true, settings: ['max_wal_size=4GB', 'shared_buffers=256MB', 'wal_buffers=64MB'] });
   const postgres = await openPostgresBuckets({ connectionString: await cluster.createDatabase('bench') });
   let names = 0;
   const open = (kind: 'disk' | 'postgres') =>

@@ -35,6 +35,8 @@ export interface StartPostgresOptions {
    * they kill processes, never the machine, and a commit still survives the death of any client.
    */
   durable?: boolean;
+  /** More server settings (`name=value`), e.g. the sizes docs/buckets-and-workers.md advises. */
+  settings?: string[];
 }
 
 /** Starts a private PostgreSQL server; call `stop` when done. */
@@ -56,7 +58,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       // store has to give the same order as on SQLite anyway (ICU locales need version 15).
       ...(version >= 15 ? ['--locale-provider=icu', '--icu-locale=en-US'] : []),
     ]);
-    const port = await startServer(bin, owner, root, data, options.durable ?? false);
+    const port = await startServer(bin, owner, root, data, options.durable ?? false, options.settings ?? []);
     return cluster(port, () => {
       process.removeListener('exit', stopNow);
       stopNow();
@@ -95,12 +97,20 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function startServer(bin: string, owner: Owner | undefined, root: string, data: string, durable: boolean): Promise<number> {
+async function startServer(
+  bin: string,
+  owner: Owner | undefined,
+  root: string,
+  data: string,
+  durable: boolean,
+  extra: string[],
+): Promise<number> {
   const settings = [
     'listen_addresses=127.0.0.1',
     `unix_socket_directories=${root}`,
     'max_connections=200',
     ...(durable ? [] : ['fsync=off', 'full_page_writes=off', 'synchronous_commit=off']),
+    ...extra,
   ];
   for (let attempt = 1; ; attempt += 1) {
     // Another process may take the free port before the server binds it: try another.

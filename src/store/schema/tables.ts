@@ -78,7 +78,7 @@ export interface ZoneWafTable {
  * table would take a migration of every deployed database, and refuse it to the version before.
  * In the code they are the previous WAF's (PreviousWafPackage, PreviousWafOverride...).
  */
-export interface LegacyWafPackagesTable {
+export interface PreviousWafPackagesTable {
   id: string;
   zone_id: string;
   position: number;
@@ -89,7 +89,7 @@ export interface LegacyWafPackagesTable {
   action_mode: string | null;
 }
 
-export interface LegacyWafOverridesTable {
+export interface PreviousWafOverridesTable {
   zone_id: string;
   package_id: string;
   level: string;
@@ -110,7 +110,7 @@ export interface UriWafOverridesTable {
   rewrite_action: JsonText | null;
 }
 
-export interface LegacyFirewallRulesTable {
+export interface PreviousFirewallRulesTable {
   id: string;
   zone_id: string;
   position: number;
@@ -232,10 +232,10 @@ export interface Database {
   invitations: InvitationsTable;
   zones: ZonesTable;
   zone_waf: ZoneWafTable;
-  legacy_waf_packages: LegacyWafPackagesTable;
-  legacy_waf_overrides: LegacyWafOverridesTable;
+  legacy_waf_packages: PreviousWafPackagesTable;
+  legacy_waf_overrides: PreviousWafOverridesTable;
   uri_waf_overrides: UriWafOverridesTable;
-  legacy_firewall_rules: LegacyFirewallRulesTable;
+  legacy_firewall_rules: PreviousFirewallRulesTable;
   page_rules: PageRulesTable;
   certificate_packs: CertificatePacksTable;
   certificates: CertificatesTable;

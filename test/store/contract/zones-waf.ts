@@ -104,7 +104,7 @@ export function zonesAndWafContract(harness: () => StoreHarness): void {
     });
   });
 
-  describe('legacy WAF configuration', () => {
+  describe('previous WAF configuration', () => {
     it('holds packages, overrides, bypass firewall rules and page rules of a zone', async () => {
       const store = await harness().fresh();
       const config = await store.waf.getPreviousConfig(ZONE_IDS.enterprise);
