@@ -2,12 +2,13 @@
 // (all but the native SQLite binding and pg's optional native half) bundled by esbuild, so
 // `npm start` loads one file instead of compiling TypeScript and resolving ~1,000 modules.
 // Its entry, dist/server/main.mjs, turns on Node's compile cache (dist/server/compile-cache/)
-// before loading it: V8 then reads the bundle's compiled code back instead of parsing 5 MB of
+// before loading it: V8 then reads the bundle's compiled code back instead of parsing 4 MB of
 // JavaScript at every start (the first start after a build fills the cache).
 //
 // The bundle is rebuilt only when one of the files it was built from changed (their sizes and
 // modification times are kept beside it), so a start after an edit is always current and any
-// other start skips the build. `npm ci` builds it once (postinstall); `node
+// other start skips the build (generated/openapi.json counts among its inputs: the document the
+// server prepares from it is computed here, at build time). `npm ci` builds it once (postinstall); `node
 // scripts/server-bundle.mjs` builds it by hand.
 import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
