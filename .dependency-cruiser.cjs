@@ -56,6 +56,13 @@ module.exports = {
       to: { path: '^src/(server|s3|worker|simulator|client|platform)/' },
     },
     {
+      name: 'state-through-store-and-bucket',
+      comment: 'Saving and loading state goes through the store and the bucket library, never a front door.',
+      severity: 'error',
+      from: { path: '^src/state/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(state|store|bucket)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
       name: 'client-from-the-document',
       comment: 'The typed client is built from the document alone.',
       severity: 'error',

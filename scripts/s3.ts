@@ -1,5 +1,6 @@
-// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]`:
-// serves the buckets of a data directory through an S3-compatible API. See docs/s3-endpoint.md.
+// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]`:
+// serves the buckets of a data directory (or a PostgreSQL database) through an S3-compatible API.
+// See docs/s3-endpoint.md.
 import { parseArgs } from 'node:util';
 import { ConfigFileError } from '../src/config-files';
 import { FaultRulesError, readRulesFile } from '../src/faults';
@@ -13,15 +14,17 @@ import {
 } from '../src/s3';
 import { HOME_ACCOUNT_ID } from '../src/bucket';
 import { DEFAULT_DATA_DIR } from '../src/worker';
+import { databaseUrlFrom, databaseUrlUsage } from './database-url-option';
 import { stopOnSignals } from './stop-on-signals';
 
-const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]
+const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]
 
 Serves the buckets of a data directory through an S3-compatible API (path-style addressing,
 AWS Signature Version 4), sharing them with workers started on the same directory.
   --port <n>              port (default ${DEFAULT_S3_PORT}; 0 picks a free one)
   --host <h>              address to listen on (default 127.0.0.1)
   --data-dir <dir>        where the buckets live (default ${DEFAULT_DATA_DIR})
+${databaseUrlUsage(26)}
   --credentials <file>    access keys, one ACCESS_KEY_ID=secret line each
   --public-read <bucket>  lets anyone list and read that bucket without signing (repeatable)
   --region <name>         the region GetBucketLocation reports (default auto)
@@ -47,6 +50,7 @@ function readArguments() {
         port: { type: 'string' },
         host: { type: 'string' },
         'data-dir': { type: 'string' },
+        'database-url': { type: 'string' },
         credentials: { type: 'string' },
         'public-read': { type: 'string', multiple: true },
         region: { type: 'string' },
@@ -67,10 +71,13 @@ function readArguments() {
     usageError(`--account takes an account id (32 lower-case hexadecimal characters), not ${JSON.stringify(values.account)}.`);
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535)
     usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
+  const database = databaseUrlFrom(values['database-url']);
+  if (database.problem) usageError(`${database.problem}.`);
   return {
     port,
     hostname: values.host ?? '127.0.0.1',
     dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR,
+    databaseUrl: database.url,
     credentials: values.credentials,
     publicRead: values['public-read'] ?? [],
     region: values.region ?? 'auto',
@@ -94,7 +101,7 @@ async function main(): Promise<void> {
     stopOnSignals(() => server.close());
     process.stdout.write(
       [
-        `S3 endpoint for the buckets of ${args.dataDir}`,
+        `S3 endpoint for the buckets of ${server.location}`,
         `  access keys: ${[...accessKeys.keys()].join(', ')}`,
         ...(args.publicRead.length > 0 ? [`  anonymous reads: ${args.publicRead.join(', ')}`] : []),
         ...(faultRules ? [`  fault rules: ${(faultRules.list as unknown[]).length} from ${faultsFile}`] : []),

@@ -1,16 +1,19 @@
-// `npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]`: serves a module worker
-// with the buckets, vars and secrets of its configuration file. See docs/buckets-and-workers.md.
+// `npm run worker -- --config <file> [--port <n>] [--data-dir <dir>] [--database-url <url>]`: serves
+// a module worker with the buckets, vars and secrets of its configuration file. See
+// docs/buckets-and-workers.md.
 import { parseArgs } from 'node:util';
-import { BucketCatalogueError } from '../src/bucket';
+import { BucketCatalogueError, BucketStorageError } from '../src/bucket';
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, ConfigFileError, WorkerStartError } from '../src/worker';
+import { databaseUrlFrom, databaseUrlUsage } from './database-url-option';
 import { stopOnSignals } from './stop-on-signals';
 
-const USAGE = `Usage: npm run worker -- --config <file> [--port <n>] [--data-dir <dir>]
+const USAGE = `Usage: npm run worker -- --config <file> [--port <n>] [--data-dir <dir>] [--database-url <url>]
 
 Serves the module worker of a configuration file with its buckets, vars and secrets.
   --config <file>    the worker configuration: .toml, or .json / .jsonc (required)
   --port <n>         port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free one)
   --data-dir <dir>   where the buckets live (default ${DEFAULT_DATA_DIR})
+${databaseUrlUsage(21)}
 Secrets listed under [secrets] required come from the environment or the .dev.vars file
 beside the configuration. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
@@ -22,7 +25,7 @@ function usageError(message: string): never {
   process.exit(EXIT_USAGE);
 }
 
-function readArguments(): { configFile: string; port: number; dataDir: string } | null {
+function readArguments(): { configFile: string; port: number; dataDir: string; databaseUrl?: string } | null {
   let parsed;
   try {
     parsed = parseArgs({
@@ -30,6 +33,7 @@ function readArguments(): { configFile: string; port: number; dataDir: string } 
         config: { type: 'string' },
         port: { type: 'string' },
         'data-dir': { type: 'string' },
+        'database-url': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -43,7 +47,9 @@ function readArguments(): { configFile: string; port: number; dataDir: string } 
   if (values.config === undefined) usageError('--config <file> is required.');
   const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535) usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
-  return { configFile: values.config, port, dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR };
+  const database = databaseUrlFrom(values['database-url']);
+  if (database.problem) usageError(`${database.problem}.`);
+  return { configFile: values.config, port, dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR, ...(database.url ? { databaseUrl: database.url } : {}) };
 }
 
 async function main(): Promise<void> {
@@ -56,7 +62,11 @@ async function main(): Promise<void> {
   try {
     worker = await startWorker(args);
   } catch (error) {
-    const expected = error instanceof ConfigFileError || error instanceof WorkerStartError || error instanceof BucketCatalogueError;
+    const expected =
+      error instanceof ConfigFileError ||
+      error instanceof WorkerStartError ||
+      error instanceof BucketCatalogueError ||
+      error instanceof BucketStorageError;
     process.stderr.write(`cannot start the worker:\n${expected ? error.message : String((error as Error).stack ?? error)}\n`);
     process.exit(EXIT_FAILURE);
   }

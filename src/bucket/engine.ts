@@ -154,5 +154,42 @@ export interface StorageEngine {
   /** The parts of an active upload of `key`, by part number; null when there is none. */
   uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null>;
 
+  /**
+   * Engines shared by several processes: claims the look for expired objects due at `now` (epoch
+   * milliseconds), so that one instance looks per interval; false when another looked less than
+   * `intervalMs` ago. Without it, each process looks on its own.
+   */
+  claimExpirySweep?(now: number, intervalMs: number): Promise<boolean>;
+
+  /**
+   * A view of the whole bucket as it was at one instant, for saving it (state files) while
+   * writers go on. Optional: a bucket on an engine without it cannot be saved.
+   */
+  snapshot?(): Promise<EngineSnapshot>;
+
+  close(): Promise<void>;
+}
+
+/** An object of a snapshot: its record, the sizes of the parts it was stored as, its bytes. */
+export interface SnapshotObject {
+  record: ObjectRecord;
+  /** One size for an object put whole; each part's for a completed multipart upload. */
+  partSizes: number[];
+  /** The object's bytes, read when asked (at most once). */
+  bytes(): AsyncIterable<Uint8Array>;
+}
+
+/** An upload in progress of a snapshot, with its stored parts by part number. */
+export interface SnapshotUpload {
+  upload: UploadRecord;
+  parts: { part: PartRecord; bytes(): AsyncIterable<Uint8Array> }[];
+}
+
+/** One instant of a bucket; `close` releases what keeps it readable. */
+export interface EngineSnapshot {
+  /** Every object, by key (UTF-8 byte order). */
+  objects(): AsyncIterable<SnapshotObject>;
+  /** Every upload in progress. */
+  uploads(): AsyncIterable<SnapshotUpload>;
   close(): Promise<void>;
 }

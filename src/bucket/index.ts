@@ -50,6 +50,11 @@
  * are `BucketCatalogueError` with the platform's codes: 10004 exists, 10005 invalid name, 10006
  * no such bucket, 10008 not empty. Where buckets are kept is a `CatalogueStorage` (the data
  * directory's by default).
+ * - `await openBucketCatalogue({ dataDir, databaseUrl?, defaultAccount?, defaults?, pool? })`:
+ *   the one way front doors open it. With a PostgreSQL URL the catalogue and every bucket's
+ *   objects live in that database (schema `bucket_storage`, migrated at opening), shared by every
+ *   process and machine given the same URL; without one, the data directory. A bad URL, a
+ *   database out of reach or migrated by a newer version is a `BucketStorageError`.
  */
 export type * from './contract';
 export * from './catalogue';
@@ -72,7 +77,15 @@ export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions,
 export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
-export type { StorageEngine } from './engine';
+export type {
+  EngineSnapshot,
+  ObjectRecord,
+  PartRecord,
+  SnapshotObject,
+  SnapshotUpload,
+  StorageEngine,
+  UploadRecord,
+} from './engine';
 export {
   grantRefusal,
   issueTemporaryCredentials,

@@ -1,7 +1,8 @@
 /**
  * Objects deleted by the bucket's lifecycle rules. The platform deletes expired objects some
  * time after they expire, not at the instant; here a bucket looks for them when it is used, at
- * most once a minute (by its clock), so a busy bucket pays a scan a minute, not one per call.
+ * most once a minute (by its clock), so a busy bucket pays a scan a minute, not one per call; on
+ * storage shared by several processes (PostgreSQL), one of them looks each minute.
  */
 import type { ObjectRecord, PageBuilder, StorageEngine } from './engine';
 import { lifecyclePolicy } from './lifecycle';
@@ -39,6 +40,8 @@ export class ObjectExpiry {
   async #sweep(now: number): Promise<void> {
     const policy = lifecyclePolicy(await this.settings.lifecycle());
     if (!policy.deletesObjects) return;
+    // Instances of other processes on the same storage may have looked within the minute.
+    if (this.engine.claimExpirySweep && !(await this.engine.claimExpirySweep(now, OBJECT_SWEEP_INTERVAL_MS))) return;
     for (const prefix of new Set(policy.deletionPrefixes)) {
       const expired = await this.engine.list(() => expiredKeys(prefix, (key, uploaded) => policy.objectExpired(key, uploaded, now)));
       for (let at = 0; at < expired.length; at += 1000) await this.engine.delete(expired.slice(at, at + 1000));

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { BucketCatalogue, HOME_ACCOUNT_ID, type RuntimeOptions } from '../bucket';
+import { HOME_ACCOUNT_ID, openBucketCatalogue, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, preflightRefusal, S3Error, toS3Error } from './errors';
@@ -17,6 +17,8 @@ export interface S3ServerOptions {
   accessKeys: AccessKeys;
   /** Where the buckets live (the catalogue of `<dataDir>`), shared with workers and the API; `./data` by default. */
   dataDir?: string;
+  /** A PostgreSQL URL: the buckets are that database's instead, shared with every process on it. */
+  databaseUrl?: string | undefined;
   /**
    * The account whose buckets the endpoint serves (on the platform each account has its own
    * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
@@ -44,6 +46,8 @@ export interface S3ServerOptions {
 
 export interface RunningS3Server {
   url: string;
+  /** Where the buckets are: the data directory, or the database URL without its password. */
+  location: string;
   port: number;
   /** Stops accepting requests, lets those in flight finish, then closes the buckets. */
   close(): Promise<void>;
@@ -56,7 +60,7 @@ const REQUEST_ID_PREFIX = randomBytes(4).toString('hex').toUpperCase();
 let requestCount = 0;
 const nextRequestId = () => `${REQUEST_ID_PREFIX}${(++requestCount).toString(16).toUpperCase().padStart(8, '0')}`;
 
-/** Serves the buckets of a data directory through an S3-compatible API (path-style addressing). */
+/** Serves the buckets of a data directory or a database through an S3-compatible API (path-style addressing). */
 export async function startS3Server(options: S3ServerOptions): Promise<RunningS3Server> {
   const { dataDir = './data', port = DEFAULT_S3_PORT, hostname = '127.0.0.1', region = 'auto' } = options;
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -66,7 +70,12 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const faults = s3FaultSet(options.log ?? ((line: string) => process.stderr.write(`${line}\n`)));
   if (options.faultRules) faults.replace(options.faultRules.list, options.faultRules.source);
   const account = options.account ?? HOME_ACCOUNT_ID;
-  const catalogue = new BucketCatalogue(dataDir, { defaultAccount: account, defaults: options.runtime ?? {} });
+  const catalogue = await openBucketCatalogue({
+    dataDir,
+    databaseUrl: options.databaseUrl,
+    defaultAccount: account,
+    defaults: options.runtime ?? {},
+  });
   const buckets = catalogue.account(account);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const requestId = nextRequestId();
@@ -138,6 +147,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const actual = (server.address() as AddressInfo).port;
   return {
     url: `http://${hostname}:${actual}`,
+    location: catalogue.location,
     port: actual,
     close: async () => {
       await new Promise<void>((resolve, reject) => {

@@ -27,6 +27,8 @@ export interface ServerConfig {
   s3AccessKeys: Map<string, string>;
   /** A token generated because API_TOKEN was unset: printed once at start-up, never stored. */
   generatedToken: string | undefined;
+  /** STATE_FILE: a state file (`npm run state -- export`) loaded at start when the store and buckets are empty. */
+  stateFile: string | undefined;
   /** FAULTS_FILE: fault rules to start with (its `api` list). */
   faultsFile: string | undefined;
   /** The platform's rate limit, when RATE_LIMIT is on. */
@@ -151,6 +153,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     credentials,
     s3AccessKeys,
     generatedToken,
+    stateFile: env.STATE_FILE ? path.resolve(env.STATE_FILE) : undefined,
     faultsFile: env.FAULTS_FILE ? path.resolve(env.FAULTS_FILE) : undefined,
     rateLimit: rateLimit(env),
   };

@@ -3,7 +3,7 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
-import { BucketCatalogue } from '../bucket';
+import { openBucketCatalogue } from '../bucket';
 import { readRulesFile } from '../faults';
 import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
@@ -25,11 +25,23 @@ async function main(): Promise<void> {
   };
   // Read before the store opens: a bad rules file stops the start with nothing opened.
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
+  if (config.stateFile) {
+    // Loaded only on a first start (nothing stored yet), before the store opens and seeds; the
+    // state module is loaded only then, so other starts do not pay for it.
+    const { importStateIfEmpty } = await import('../state');
+    const started = await importStateIfEmpty(config.stateFile, { dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString });
+    logger.info({ stateFile: config.stateFile, ...started }, started.imported ? 'state loaded' : 'state file not loaded: the store already holds state');
+  }
   const store = await openStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
-  // The buckets of the data directory: the same catalogue `npm run bucket`, workers and the S3
-  // endpoint use, so the API serves the buckets they see.
-  const buckets = new BucketCatalogue(config.dataDir);
+  // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
+  // same catalogue `npm run bucket`, workers and the S3 endpoint open with the same setting, so
+  // the API serves the buckets they see.
+  const buckets = await openBucketCatalogue({
+    dataDir: config.dataDir,
+    databaseUrl: config.postgres?.url.connectionString,
+    pool: bucketPool(config),
+  });
   const { app, ready } = createApp({
     store,
     database,
@@ -83,6 +95,16 @@ async function main(): Promise<void> {
   // port) and which process to signal, as the worker host does; printed once a signal finds
   // its handler.
   process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
+}
+
+/** The buckets' pool takes the store's pool settings: each pool opens up to DATABASE_POOL_MAX connections. */
+function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
+  return {
+    ...(maxConnections ? { maxConnections } : {}),
+    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
+    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
+  };
 }
 
 function openStore(config: ServerConfig): Promise<Store> {

@@ -7,6 +7,8 @@ export interface Counters {
   next(db: Transaction<Database>, name: string): Promise<number>;
   /** The next number will be `value` + 1 (loading fixtures whose numbers go up to `value`). */
   continueAfter(db: Transaction<Database>, name: string, value: number): Promise<void>;
+  /** The last number handed out (0 when none): what `continueAfter` takes to carry a counter elsewhere. */
+  last(db: Transaction<Database>, name: string): Promise<number>;
 }
 
 /**
@@ -25,6 +27,10 @@ export const tableCounters: Counters = {
   },
   continueAfter: async (db, name, value) => {
     await db.updateTable('counters').set({ value }).where('name', '=', name).execute();
+  },
+  last: async (db, name) => {
+    const row = await db.selectFrom('counters').select('value').where('name', '=', name).executeTakeFirst();
+    return Number(row?.value ?? 0);
   },
 };
 
@@ -46,5 +52,11 @@ export const sequenceCounters: Counters = {
   continueAfter: async (db, name, value) => {
     // A sequence starts at 1: with is_called false, 1 is the next value.
     await sql`select setval(${counterSequence(name)}, ${Math.max(value, 1)}, ${value >= 1})`.execute(db);
+  },
+  last: async (db, name) => {
+    // Not transactional: at least every number any snapshot can hold, so none is handed out twice.
+    const { rows } = await sql<{ last_value: string | number; is_called: boolean }>`select last_value, is_called from ${sql.id(counterSequence(name))}`.execute(db);
+    const row = rows[0]!;
+    return row.is_called ? Number(row.last_value) : Number(row.last_value) - 1;
   },
 };

@@ -156,3 +156,16 @@ export class SeedFileError extends StoreError {
     super(`seed file ${file} is invalid:\n  ${problems.join('\n  ')}`);
   }
 }
+
+/** A dump is loaded only into a store holding no row: loading merges nothing. */
+export class StoreNotEmptyError extends StoreError {
+  readonly code = 'store_not_empty';
+  constructor(readonly location: string) {
+    super(`database ${location} already holds data: state is loaded only into an empty database`);
+  }
+}
+
+/** A dump the store cannot load as it stands (nothing of it is kept). */
+export class StoreDumpError extends StoreError {
+  readonly code = 'store_dump_invalid';
+}

@@ -1,6 +1,7 @@
 import { projectFile } from '../project-files';
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
+import { storeDump } from './dump';
 import type { EngineTraits } from './engine-traits';
 import { accountRepository } from './repositories/accounts';
 import { certificatePackRepository } from './repositories/certificate-packs';
@@ -84,6 +85,7 @@ export async function openKyselyStore(
   return {
     ...everyRepository(standaloneExecutor(env), memory),
     clock: env.clock,
+    dump: storeDump(env),
     transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
     ping: async () => {
       await sql`select 1`.execute(db);

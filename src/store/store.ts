@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import type { StoreDump } from './dump';
 import type { Page, PageRequest } from './paging';
 import type {
   Account,
@@ -218,6 +219,8 @@ export interface Repositories {
 
 export interface Store extends Repositories {
   readonly clock: Clock;
+  /** The whole store as rows and back, for saving and loading the platform's state. */
+  readonly dump: StoreDump;
   /**
    * Runs `work` in one transaction: all its writes commit together or not at all, and each
    * ruleset it writes gets exactly one new version. When a concurrent writer got there first

@@ -1,27 +1,18 @@
-// The catalogue's accounts and settings: bucket names per account (the home account in the data
-// directory's own buckets/ folder), filtering and paging, CORS and lifecycle rules kept per
-// bucket and seen at once by another catalogue on the same directory, and the runtime honouring
-// the lifecycle rules (upload abort age by prefix, object expiry) instead of a fixed 7 days.
+// The catalogue's accounts and settings, on the data directory and on PostgreSQL: bucket names
+// per account, filtering and paging, CORS and lifecycle rules kept per bucket and seen at once by
+// another catalogue on the same place, and the runtime honouring the lifecycle rules (upload abort
+// age by prefix, object expiry) instead of a fixed 7 days. The directory's own layout (the home
+// account in its buckets/ folder, buckets made before settings existed) is tested apart.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BucketCatalogue, BucketCatalogueError, DEFAULT_LIFECYCLE_RULES, HOME_ACCOUNT_ID, type LifecycleRule } from '../../src/bucket';
+import { PLACE_KINDS, useCataloguePlaces, type Place } from './catalogue-places';
 import { temporaryDirectory } from './engines';
 
 const OTHER = '5a7805061c76ada191ed06f989cc3dac';
 const DAY = 24 * 60 * 60 * 1000;
-const directories: string[] = [];
-const catalogues: BucketCatalogue[] = [];
-afterEach(async () => {
-  await Promise.all(catalogues.splice(0).map((catalogue) => catalogue.close()));
-  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
-});
-
-function catalogueAt(dataDir = temporaryDirectory(directories), clock?: () => number) {
-  const catalogue = new BucketCatalogue(dataDir, { defaults: { minimumPartSize: 1, ...(clock ? { clock } : {}) } });
-  catalogues.push(catalogue);
-  return { catalogue, dataDir };
-}
+const places = useCataloguePlaces();
 
 async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
   const error = await promise.then(() => undefined, (e: unknown) => e);
@@ -29,13 +20,19 @@ async function codeOf(promise: Promise<unknown>): Promise<number | undefined> {
   return (error as BucketCatalogueError).code;
 }
 
+describe.each(PLACE_KINDS)('on %s', (kind) => {
+const catalogueAt = (place?: Place, clock?: () => number) =>
+  places.open(kind, place, { defaults: { minimumPartSize: 1, ...(clock ? { clock } : {}) } });
+
 describe('accounts', () => {
-  test('the home account keeps <dataDir>/buckets/; another account has its own names', async () => {
-    const { catalogue, dataDir } = catalogueAt();
+  test('another account has its own bucket names and objects', async () => {
+    const { catalogue, place } = await catalogueAt();
     await catalogue.account(HOME_ACCOUNT_ID).create('shared-name');
     await catalogue.account(OTHER).create('shared-name', { locationHint: 'weur' });
-    expect(existsSync(join(dataDir, 'buckets', 'shared-name', 'bucket.json'))).toBe(true);
-    expect(existsSync(join(dataDir, 'accounts', OTHER, 'buckets', 'shared-name', 'bucket.json'))).toBe(true);
+    if (kind === 'disk') {
+      expect(existsSync(join(place.dataDir, 'buckets', 'shared-name', 'bucket.json'))).toBe(true);
+      expect(existsSync(join(place.dataDir, 'accounts', OTHER, 'buckets', 'shared-name', 'bucket.json'))).toBe(true);
+    }
     expect((await catalogue.list()).map((b) => [b.name, b.account, b.location])).toEqual([['shared-name', HOME_ACCOUNT_ID, 'enam']]);
     expect((await catalogue.account(OTHER).get('shared-name')).location).toBe('weur');
     // Objects of one account's bucket are not the other's.
@@ -45,33 +42,15 @@ describe('accounts', () => {
     expect(await other.get('k')).toBeNull();
   });
 
-  test('an account id that is not 32 hex characters is refused', () => {
-    const { catalogue } = catalogueAt();
+  test('an account id that is not 32 hex characters is refused', async () => {
+    const { catalogue } = await catalogueAt();
     expect(() => catalogue.account('../../etc')).toThrow(TypeError);
-  });
-
-  test('a bucket made before settings existed (bucket.json with name and date only) gets the defaults', async () => {
-    const dataDir = temporaryDirectory(directories);
-    mkdirSync(join(dataDir, 'buckets', 'legacy'), { recursive: true });
-    writeFileSync(join(dataDir, 'buckets', 'legacy', 'bucket.json'), JSON.stringify({ name: 'legacy', createdAt: '2025-01-02T03:04:05.000Z' }));
-    const { catalogue } = catalogueAt(dataDir);
-    const buckets = catalogue.account();
-    expect(await buckets.get('legacy')).toEqual({
-      name: 'legacy',
-      account: HOME_ACCOUNT_ID,
-      createdAt: new Date('2025-01-02T03:04:05.000Z'),
-      location: 'enam',
-      jurisdiction: 'default',
-      storageClass: 'Standard',
-    });
-    expect(await buckets.lifecycle('legacy')).toEqual(DEFAULT_LIFECYCLE_RULES);
-    expect(await buckets.cors('legacy')).toBeNull();
   });
 });
 
 describe('listing', () => {
   test('filters by name, pages with a cursor, both directions, per jurisdiction', async () => {
-    const { catalogue } = catalogueAt();
+    const { catalogue } = await catalogueAt();
     const buckets = catalogue.account();
     for (const name of ['logs-a', 'logs-b', 'assets', 'logs-c', 'photos']) await buckets.create(name);
     await buckets.create('eu-logs', { jurisdiction: 'eu' });
@@ -92,11 +71,11 @@ describe('listing', () => {
 });
 
 describe('settings', () => {
-  test('storage class, CORS and lifecycle rules persist and another catalogue on the directory sees them at once', async () => {
-    const { catalogue, dataDir } = catalogueAt();
+  test('storage class, CORS and lifecycle rules persist and another catalogue on the same place sees them at once', async () => {
+    const { catalogue, place } = await catalogueAt();
     const mine = catalogue.account();
     await mine.create('site');
-    const theirs = catalogueAt(dataDir).catalogue.account();
+    const theirs = (await catalogueAt(place)).catalogue.account();
     expect(await theirs.lifecycle('site')).toEqual(DEFAULT_LIFECYCLE_RULES);
 
     await mine.setStorageClass('site', 'InfrequentAccess');
@@ -113,7 +92,7 @@ describe('settings', () => {
   });
 
   test('deleting a bucket removes its settings with it', async () => {
-    const { catalogue } = catalogueAt();
+    const { catalogue } = await catalogueAt();
     const buckets = catalogue.account();
     await buckets.create('gone');
     await buckets.setCors('gone', [{ allowed: { origins: ['*'], methods: ['GET'] } }]);
@@ -126,7 +105,7 @@ describe('settings', () => {
 describe('the runtime honours the lifecycle rules', () => {
   test('uploads are aborted at the age of the matching rule, not after a fixed 7 days', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const { catalogue } = catalogueAt(undefined, () => now);
+    const { catalogue } = await catalogueAt(undefined, () => now);
     const buckets = catalogue.account();
     await buckets.create('uploads');
     await buckets.setLifecycle('uploads', [
@@ -144,7 +123,7 @@ describe('the runtime honours the lifecycle rules', () => {
 
   test('without an abort rule, an upload outlives 7 days; with the default rule it does not', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const { catalogue } = catalogueAt(undefined, () => now);
+    const { catalogue } = await catalogueAt(undefined, () => now);
     const buckets = catalogue.account();
     await buckets.create('kept');
     await buckets.create('default');
@@ -160,7 +139,7 @@ describe('the runtime honours the lifecycle rules', () => {
 
   test('objects are deleted once a delete rule expires them, by age or by date', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z');
-    const { catalogue } = catalogueAt(undefined, () => now);
+    const { catalogue } = await catalogueAt(undefined, () => now);
     const buckets = catalogue.account();
     await buckets.create('expiring');
     await buckets.setLifecycle('expiring', [
@@ -174,5 +153,35 @@ describe('the runtime honours the lifecycle rules', () => {
     now += DAY;
     expect(await bucket.head('promo/1')).toBeNull();
     expect(await bucket.head('keep/1')).not.toBeNull();
+  });
+});
+});
+
+describe('the data directory only', () => {
+  const directories: string[] = [];
+  afterEach(() => {
+    for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+  });
+
+  test('a bucket made before settings existed (bucket.json with name and date only) gets the defaults', async () => {
+    const dataDir = temporaryDirectory(directories);
+    mkdirSync(join(dataDir, 'buckets', 'legacy'), { recursive: true });
+    writeFileSync(join(dataDir, 'buckets', 'legacy', 'bucket.json'), JSON.stringify({ name: 'legacy', createdAt: '2025-01-02T03:04:05.000Z' }));
+    const catalogue = new BucketCatalogue(dataDir);
+    try {
+      const buckets = catalogue.account();
+      expect(await buckets.get('legacy')).toEqual({
+        name: 'legacy',
+        account: HOME_ACCOUNT_ID,
+        createdAt: new Date('2025-01-02T03:04:05.000Z'),
+        location: 'enam',
+        jurisdiction: 'default',
+        storageClass: 'Standard',
+      });
+      expect(await buckets.lifecycle('legacy')).toEqual(DEFAULT_LIFECYCLE_RULES);
+      expect(await buckets.cors('legacy')).toBeNull();
+    } finally {
+      await catalogue.close();
+    }
   });
 });

@@ -298,17 +298,20 @@ describe('schema and connection', () => {
   test('instances opening a new database together create the bucket tables once', async () => {
     const url = await cluster.createDatabase();
     await Promise.all([instance(url), instance(url), instance(url)]);
-    expect(await cluster.query(url, 'select name from bucket_storage.migration')).toEqual([{ name: '0001_initial' }]);
+    expect(await cluster.query(url, 'select name from bucket_storage.migration order by name')).toEqual([
+      { name: '0001_initial' },
+      { name: '0002_catalogue' },
+    ]);
   });
 
   test('an instance refuses a database migrated by a newer version, naming what it does not know', async () => {
     const url = await cluster.createDatabase();
     await (await instance(url)).close();
-    await cluster.query(url, `insert into bucket_storage.migration (name, timestamp) values ('0002_from_the_future', 'later')`);
+    await cluster.query(url, `insert into bucket_storage.migration (name, timestamp) values ('0003_from_the_future', 'later')`);
     const refused = openPostgresBuckets({ connectionString: url });
     await expect(refused).rejects.toBeInstanceOf(BucketSchemaTooNewError);
     await expect(refused).rejects.toThrow(
-      `database ${url} has bucket schema migrations this version does not know (0002_from_the_future); it was written by a newer version. Upgrade the toolkit or point it at another database.`,
+      `database ${url} has bucket schema migrations this version does not know (0003_from_the_future); it was written by a newer version. Upgrade the toolkit or point it at another database.`,
     );
   });
 

@@ -66,6 +66,8 @@ test('the map catches the imports it forbids', async () => {
     // One front door importing another.
     'src/s3/index.ts': "import { c } from '../worker/index.js';\nexport const s3 = c;\n",
     'src/worker/index.ts': "export const c = 1;\n",
+    // Saving state through a front door instead of the store and the buckets.
+    'src/state/index.ts': "import { s3 } from '../s3/index.js';\nexport const state = s3;\n",
   });
   const found = await violations(root);
   const rulesBroken = [...new Set(found.map((line) => line.split(':')[0]))].sort();
@@ -76,7 +78,9 @@ test('the map catches the imports it forbids', async () => {
     'nothing-imports-the-server',
     'one-front-door',
     'server-ground-floor',
+    'state-through-store-and-bucket',
   ]);
   expect(found).toContain('server-ground-floor: src/server/http/answer.ts -> src/server/pipeline.ts');
   expect(found).toContain('front-doors-stay-apart: src/s3/index.ts -> src/worker/index.ts');
+  expect(found).toContain('state-through-store-and-bucket: src/state/index.ts -> src/s3/index.ts');
 }, 120_000);

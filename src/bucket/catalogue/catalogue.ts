@@ -121,6 +121,11 @@ export class BucketCatalogue {
     this.#storage = settings.storage ?? new DirectoryStorage(dataDir, this.#home);
   }
 
+  /** Where the buckets are, for messages: the data directory, or the database URL without its password. */
+  get location(): string {
+    return this.#storage.location;
+  }
+
   /** The buckets of one account (the default account when not given). */
   account(accountId: string = this.#default): AccountBuckets {
     let buckets = this.#accounts.get(accountId);

@@ -40,6 +40,10 @@ export class DirectoryStorage implements CatalogueStorage {
   /** Settings files read before, by path: re-read only when the file changed. */
   readonly #settings = new Map<string, { stamp: string; value: unknown }>();
 
+  get location(): string {
+    return this.#dataDir;
+  }
+
   constructor(dataDir: string, homeAccount: string) {
     this.#dataDir = dataDir;
     this.#homeAccount = homeAccount;
@@ -76,6 +80,16 @@ export class DirectoryStorage implements CatalogueStorage {
 
   async get(account: string, name: string): Promise<BucketRecord | null> {
     return this.#read(account, name);
+  }
+
+  async accounts(): Promise<string[]> {
+    let others: string[] = [];
+    try {
+      others = fs.readdirSync(join(this.#dataDir, 'accounts')).filter((name) => ACCOUNT_ID.test(name) && name !== this.#homeAccount);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+    return [this.#homeAccount, ...others.sort()];
   }
 
   async list(account: string): Promise<BucketRecord[]> {

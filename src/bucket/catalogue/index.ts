@@ -13,6 +13,7 @@ export {
   type Where,
 } from './catalogue';
 export { DirectoryStorage } from './directory-storage';
+export { BucketStorageError, openBucketCatalogue, type OpenCatalogueOptions } from './open-catalogue';
 export type {
   BucketJurisdiction,
   BucketLocation,

@@ -1,7 +1,8 @@
 /**
  * Where the catalogue keeps its buckets: the small interface a catalogue storage implements.
  * The directory storage (`directory-storage.ts`) keeps each bucket in a directory of the data
- * directory; a database-backed storage can implement the same calls. Every call is atomic and
+ * directory; the PostgreSQL storage (`../postgres/catalogue-storage.ts`) keeps them in a database
+ * beside their objects. Every call is atomic and
  * its effect visible to other processes at once; the catalogue above it owns the rules (names,
  * defaults, jurisdictions, filtering and paging).
  */
@@ -32,10 +33,17 @@ export interface BucketSettingsPatch {
 }
 
 export interface CatalogueStorage {
+  /** Where the buckets are, for messages: a directory, or a database URL without its password. */
+  readonly location: string;
   /** Stores a new bucket; false (nothing changed) when the account has one of that name. */
   create(record: BucketRecord): Promise<boolean>;
   /** The bucket with its current storage class, or null. */
   get(account: string, name: string): Promise<BucketRecord | null>;
+  /**
+   * Every account holding buckets (saving the whole state asks it). Optional: without it, the
+   * accounts a caller knows of are asked one by one.
+   */
+  accounts?(): Promise<string[]>;
   /** Every bucket of the account, in no particular order. */
   list(account: string): Promise<BucketRecord[]>;
   /** Changes settings of an existing bucket; false when there is no such bucket. */

@@ -14,6 +14,7 @@ import {
 import {
   answerPage,
   type Assemble,
+  type EngineSnapshot,
   type ObjectBytes,
   type ObjectRecord,
   type PageBuilder,
@@ -24,6 +25,7 @@ import {
   type UploadState,
 } from '../engine';
 import type { ByteRange } from '../range';
+import { openDiskSnapshot } from './snapshot';
 import { WriteQueue, type WriteStep } from './write-queue';
 
 /**
@@ -103,9 +105,11 @@ export class DiskEngine implements StorageEngine {
   readonly #sql: Statements;
   readonly #writes: WriteQueue;
   readonly #blobs: BlobFiles;
+  readonly #directory: string;
   #closed = false;
 
   constructor(directory: string) {
+    this.#directory = directory;
     fs.mkdirSync(directory, { recursive: true });
     const db = new Database(join(directory, 'objects.sqlite'));
     try {
@@ -318,6 +322,13 @@ export class DiskEngine implements StorageEngine {
       remove();
       return true;
     });
+  }
+
+  /** See snapshot.ts: one read transaction, with every body it names kept readable. */
+  async snapshot(): Promise<EngineSnapshot> {
+    this.#checkOpen();
+    const directory = this.#directory;
+    return openDiskSnapshot(join(directory, 'objects.sqlite'), join(directory, 'blobs'), join(directory, 'staging'));
   }
 
   async close(): Promise<void> {

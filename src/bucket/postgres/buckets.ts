@@ -120,6 +120,12 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
   return new OpenBuckets(db, owned, settings.retainDroppedMs, settings.sweepIntervalMs);
 }
 
+/** The database of buckets opened here, for what keeps its own tables beside them (the catalogue). */
+export function databaseOf(buckets: PostgresBuckets): BucketDatabase {
+  if (!(buckets instanceof OpenBuckets)) throw new TypeError('The buckets were not opened by openPostgresBuckets.');
+  return buckets.database;
+}
+
 class OpenBuckets implements PostgresBuckets {
   readonly #engines = new Map<string, PostgresEngine>();
   readonly #timer: NodeJS.Timeout;
@@ -138,6 +144,10 @@ class OpenBuckets implements PostgresBuckets {
 
   get location(): string {
     return this.db.location;
+  }
+
+  get database(): BucketDatabase {
+    return this.db;
   }
 
   storage(name: string): StorageEngine {

@@ -289,6 +289,11 @@ export class PostgresEngine implements StorageEngine {
     return { upload: toUpload(first), parts };
   }
 
+  async claimExpirySweep(now: number, intervalMs: number): Promise<boolean> {
+    this.#checkOpen();
+    return (await this.db.rows(this.db.pool, sql.claimExpirySweep, [this.bucket, now, intervalMs])).length > 0;
+  }
+
   async close(): Promise<void> {
     this.#closed = true;
   }

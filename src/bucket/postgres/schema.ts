@@ -2,6 +2,7 @@ import type { Kysely, Migration } from 'kysely';
 import type pg from 'pg';
 import { BucketSchemaTooNewError } from './errors';
 import { initialSchema } from './migrations/0001-initial';
+import { catalogueSchema } from './migrations/0002-catalogue';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
 export const SCHEMA = 'bucket_storage';
@@ -12,6 +13,7 @@ export const SCHEMA = 'bucket_storage';
  */
 const MIGRATIONS: Record<string, string> = {
   '0001_initial': initialSchema,
+  '0002_catalogue': catalogueSchema,
 };
 
 const MIGRATION_TABLE = 'migration';

@@ -282,3 +282,14 @@ export const sweepDropped = statement(
    )
    select count(*)::integer from gone`,
 );
+
+/**
+ * Claims the minute's look for expired objects of a bucket: a row when this instance is the one
+ * to look (none looked since `$2 - $3`), none when another did.
+ */
+export const claimExpirySweep = statement(
+  'claim_expiry_sweep',
+  `insert into bucket_storage.object_sweeps as sweep (bucket, last_at) values ($1, $2)
+   on conflict (bucket) do update set last_at = excluded.last_at where sweep.last_at <= $2 - $3
+   returning 1`,
+);

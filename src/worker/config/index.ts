@@ -7,7 +7,7 @@
  *
  * - `loadWorkerConfig(path)`: reads and checks a file; a `ConfigFileError` (from `src/config-files`) lists every problem
  *   with the file, the key path or line:column, and the reason.
- * - `requireExistingBuckets(config, names, dataDir)`: every bound bucket must exist.
+ * - `requireExistingBuckets(config, names, dataDir, database?)`: every bound bucket must exist.
  * - `resolveSecrets(config, environment)`: secrets from the environment or `.dev.vars` beside
  *   the file (see `resolveSecrets` for which), never from the configuration itself.
  */

@@ -33,7 +33,13 @@ function isFile(path: string): boolean {
  * Checks that every bound bucket exists among `existing` (the data directory's buckets), so a
  * typo fails at start-up instead of on the first request.
  */
-export function requireExistingBuckets(config: WorkerConfig, existing: readonly string[], dataDir: string): void {
+export function requireExistingBuckets(
+  config: WorkerConfig,
+  existing: readonly string[],
+  dataDir: string,
+  /** The buckets' database (its URL without the password), when they are kept in one. */
+  database?: string,
+): void {
   const problems = new ProblemList(config.file);
   const account = config.accountId === undefined ? '' : ` --account ${config.accountId}`;
   const whose = config.accountId === undefined ? '' : ` of account ${config.accountId}`;
@@ -41,7 +47,9 @@ export function requireExistingBuckets(config: WorkerConfig, existing: readonly 
     if (existing.includes(bucketName)) return;
     problems.add(
       `r2_buckets[${index}].bucket_name`,
-      `no bucket ${JSON.stringify(bucketName)}${whose} in the data directory ${resolve(dataDir)} (create it with: npm run bucket -- create ${bucketName}${account} --data-dir ${dataDir})`,
+      database === undefined
+        ? `no bucket ${JSON.stringify(bucketName)}${whose} in the data directory ${resolve(dataDir)} (create it with: npm run bucket -- create ${bucketName}${account} --data-dir ${dataDir})`
+        : `no bucket ${JSON.stringify(bucketName)}${whose} in the database ${database} (create it with: npm run bucket -- create ${bucketName}${account}, with the same DATABASE_URL)`,
     );
   });
   problems.throwIfAny();

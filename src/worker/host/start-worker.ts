@@ -1,4 +1,4 @@
-import { BucketCatalogue } from '../../bucket';
+import { openBucketCatalogue } from '../../bucket';
 import { loadWorkerConfig, requireExistingBuckets, resolveSecrets, type WorkerConfig } from '../config';
 import { buildEnvironment } from './environment';
 import { listen } from './listen';
@@ -11,6 +11,8 @@ export interface WorkerHostOptions {
   configFile: string;
   /** Where the buckets live (the catalogue of `<dataDir>`); `./data` by default. */
   dataDir?: string;
+  /** A PostgreSQL URL: the buckets are that database's instead (see `openBucketCatalogue`). */
+  databaseUrl?: string | undefined;
   /** 8787 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -47,12 +49,13 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = loadWorkerConfig(options.configFile);
   const secrets = resolveSecrets(config, options.environment ?? process.env);
-  const catalogue = new BucketCatalogue(dataDir);
+  const catalogue = await openBucketCatalogue({ dataDir, databaseUrl: options.databaseUrl });
   try {
     // Bucket names are per account: the configuration's `account_id` says whose (the data
     // directory's home account when absent).
     const buckets = catalogue.account(config.accountId);
-    requireExistingBuckets(config, (await buckets.list()).buckets.map((bucket) => bucket.name), dataDir);
+    const names = (await buckets.list()).buckets.map((bucket) => bucket.name);
+    requireExistingBuckets(config, names, dataDir, options.databaseUrl ? catalogue.location : undefined);
     const { env, summary } = await buildEnvironment(config, secrets, buckets);
     installPlatformGlobals();
     const worker = await importWorker(config.main);

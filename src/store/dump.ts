@@ -1,0 +1,179 @@
+/**
+ * The whole store as rows, and back: what saving and loading the platform's state (src/state)
+ * needs of the store. Rows are the tables' own columns (JSON as text, flags as 0/1), the same on
+ * both engines, so a dump of one engine loads into the other.
+ */
+import { sql, type Transaction } from 'kysely';
+import { inBatches } from './codecs';
+import { StoreNotEmptyError, StoreDumpError } from './errors';
+import { KNOWN_MIGRATIONS, MIGRATION_TABLE_NAME } from './schema/migrations';
+import type { Database } from './schema/tables';
+import type { Environment } from './transaction/environment';
+import { runInTransaction } from './transaction/run-in-transaction';
+
+/** A value of a column as both engines hold it. */
+export type DumpValue = string | number | null;
+export type DumpRow = Record<string, DumpValue>;
+
+/** One piece of a dump, in the order `export` gives them and `import` takes them. */
+export type DumpEntry =
+  /** First: the schema migrations the rows were written under. */
+  | { kind: 'schema'; migrations: string[] }
+  | { kind: 'row'; table: string; row: DumpRow }
+  /** Last: each named counter's last number handed out (log push job ids). */
+  | { kind: 'counter'; name: string; value: number };
+
+export interface StoreDump {
+  /**
+   * Every row of every table, from one consistent snapshot (a read-only transaction: REPEATABLE
+   * READ on PostgreSQL, a read transaction in SQLite's write-ahead log), so writers go on meanwhile.
+   * `write` is awaited for each entry: a slow consumer slows the reading, never fills memory.
+   */
+  export(write: (entry: DumpEntry) => Promise<void> | void): Promise<void>;
+  /** True when no table holds a row (a store opened with `seed: false` on a new database). */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Loads a dump into an empty store in one transaction: every row or none. Throws
+   * StoreNotEmptyError when a table holds a row, StoreDumpError for a dump this store cannot
+   * take (a newer schema, an unknown table or column, rows the constraints refuse).
+   */
+  import(entries: AsyncIterable<DumpEntry> | Iterable<DumpEntry>): Promise<void>;
+}
+
+/** Tables in an order that loads (owners before what they own), each with its primary key. */
+const TABLES: readonly { name: keyof Database; key: readonly string[] }[] = [
+  { name: 'accounts', key: ['id'] },
+  { name: 'users', key: ['id'] },
+  { name: 'invitations', key: ['id'] },
+  { name: 'zones', key: ['id'] },
+  { name: 'zone_waf', key: ['zone_id'] },
+  { name: 'legacy_waf_packages', key: ['id'] },
+  { name: 'legacy_waf_overrides', key: ['package_id', 'level', 'target_id'] },
+  { name: 'uri_waf_overrides', key: ['id'] },
+  { name: 'legacy_firewall_rules', key: ['id'] },
+  { name: 'page_rules', key: ['id'] },
+  { name: 'certificate_packs', key: ['id'] },
+  { name: 'certificates', key: ['id'] },
+  { name: 'rulesets', key: ['id'] },
+  { name: 'rules', key: ['ruleset_id', 'id'] },
+  { name: 'ruleset_versions', key: ['ruleset_id', 'version'] },
+  { name: 'logpush_jobs', key: ['id'] },
+];
+const TABLE_NAMES = new Set<string>(TABLES.map((table) => table.name));
+/** Rows read per query: a page of a snapshot, so memory stays bounded whatever the table's size. */
+const PAGE_ROWS = 500;
+
+type AnyDb = Transaction<Record<string, Record<string, DumpValue>>>;
+
+export function storeDump(env: Environment): StoreDump {
+  const db = env.db as unknown as Transaction<Record<string, Record<string, DumpValue>>>;
+  const anyRow = async (trx: AnyDb | typeof db): Promise<boolean> => {
+    for (const { name } of TABLES) {
+      if ((await trx.selectFrom(name).select(sql`1`.as('one')).limit(1).execute()).length > 0) return true;
+    }
+    return false;
+  };
+  return {
+    async export(write) {
+      await env.inTransaction.run(true, () =>
+        env.db
+          .transaction()
+          .setAccessMode('read only')
+          .execute(async (trx) => {
+            const any = trx as unknown as AnyDb;
+            await write({ kind: 'schema', migrations: await appliedMigrations(any) });
+            for (const { name, key } of TABLES) {
+              for (let offset = 0; ; offset += PAGE_ROWS) {
+                let query = any.selectFrom(name).selectAll();
+                for (const column of key) query = query.orderBy(column);
+                const rows = await query.limit(PAGE_ROWS).offset(offset).execute();
+                for (const row of rows) await write({ kind: 'row', table: name, row: row as DumpRow });
+                if (rows.length < PAGE_ROWS) break;
+              }
+            }
+            const counters = await trx.selectFrom('counters').select('name').orderBy('name').execute();
+            for (const { name } of counters) {
+              await write({ kind: 'counter', name, value: await env.engine.counters.last(trx, name) });
+            }
+          }),
+      );
+    },
+
+    isEmpty: async () => !(await anyRow(db)),
+
+    async import(entries) {
+      const columns = await tableColumns(db);
+      await runInTransaction(env, async (ctx) => {
+        const trx = ctx.db as unknown as AnyDb;
+        if (await anyRow(trx)) throw new StoreNotEmptyError(env.engine.location);
+        const pending: DumpRow[] = [];
+        let pendingTable = '';
+        const flush = async () => {
+          for (const batch of inBatches(pending)) {
+            try {
+              await trx.insertInto(pendingTable).values(batch).execute();
+            } catch (error) {
+              throw new StoreDumpError(`table ${pendingTable} refused its rows: ${(error as Error).message}`, { cause: error });
+            }
+          }
+          pending.length = 0;
+        };
+        let schemaSeen = false;
+        for await (const entry of entries) {
+          if (entry.kind === 'schema') {
+            const unknown = entry.migrations.filter((name) => !KNOWN_MIGRATIONS.includes(name));
+            if (unknown.length > 0) {
+              throw new StoreDumpError(`the rows were written under a newer store schema (migrations ${unknown.join(', ')} are unknown here): load them with that version or a later one`);
+            }
+            schemaSeen = true;
+          } else if (entry.kind === 'row') {
+            if (!schemaSeen) throw new StoreDumpError('rows come before the schema they were written under');
+            checkRow(entry.table, entry.row, columns);
+            if (entry.table !== pendingTable || pending.length >= PAGE_ROWS) await flush();
+            pendingTable = entry.table;
+            pending.push(entry.row);
+          } else {
+            await flush();
+            const known = await trx.selectFrom('counters').select('name').where('name', '=', entry.name).execute();
+            if (known.length === 0) throw new StoreDumpError(`unknown counter ${JSON.stringify(entry.name)}`);
+            if (!Number.isSafeInteger(entry.value) || entry.value < 0) {
+              throw new StoreDumpError(`counter ${entry.name} must be a whole number, not ${JSON.stringify(entry.value)}`);
+            }
+            await env.engine.counters.continueAfter(ctx.db, entry.name, entry.value);
+          }
+        }
+        await flush();
+        if (!schemaSeen) throw new StoreDumpError('the dump has no schema entry');
+      });
+    },
+  };
+}
+
+async function appliedMigrations(db: AnyDb): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE_NAME)} order by name`.execute(db);
+  return rows.map((row) => row.name);
+}
+
+/** The columns of each dumped table, as the database has them. */
+async function tableColumns(db: { introspection: { getTables(): Promise<{ name: string; columns: { name: string }[] }[]> } }) {
+  const columns = new Map<string, Set<string>>();
+  // A name found in several PostgreSQL schemas merges their columns: the insert itself has the last word.
+  for (const table of (await db.introspection.getTables()).filter((table) => TABLE_NAMES.has(table.name))) {
+    const known = columns.get(table.name) ?? new Set<string>();
+    for (const column of table.columns) known.add(column.name);
+    columns.set(table.name, known);
+  }
+  return columns;
+}
+
+function checkRow(table: string, row: DumpRow, columns: Map<string, Set<string>>): void {
+  const known = columns.get(table);
+  if (!known) throw new StoreDumpError(`unknown table ${JSON.stringify(table)}`);
+  if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new StoreDumpError(`a row of ${table} is not an object`);
+  for (const [column, value] of Object.entries(row)) {
+    if (!known.has(column)) throw new StoreDumpError(`table ${table} has no column ${JSON.stringify(column)}`);
+    if (value !== null && typeof value !== 'string' && typeof value !== 'number') {
+      throw new StoreDumpError(`column ${table}.${column} holds a ${typeof value}: only text, numbers and null are stored`);
+    }
+  }
+}
