@@ -1,7 +1,7 @@
-// `npm start`: runs the whole platform (src/platform/main.ts) from its bundle (see
-// platform-bundle.mjs), rebuilt first if a source changed since it was built. Plain node, no
-// TypeScript compiler at run time.
+// `npm start`: runs the whole platform (src/platform/main.ts) from its bundle (see bundles.mjs),
+// rebuilt first if a source changed since it was built. Plain node, no TypeScript compiler at run
+// time.
 import { pathToFileURL } from 'node:url';
-import { platformBundle } from './platform-bundle.mjs';
+import { platformBundle } from './bundles.mjs';
 
 await import(pathToFileURL(await platformBundle()).href);

@@ -40,10 +40,9 @@ import { BucketCatalogue } from '../../src/bucket';
 import { validate } from '../../src/filter';
 import { basePath, createApp, CredentialRegistry, everything, sha256 } from '../../src/server';
 import { documentValidator, warmUp } from '../../src/server/app';
-import { loadValidationDocument } from '../../src/server/http/openapi-document';
 import { openSqliteStore, type Store } from '../../src/store';
 import { freePort } from '../../test/support/ports';
-import { memoryField } from '../../test/support/process-memory';
+import { memoryField, resetPeakMemory } from '../../test/support/process-memory';
 import { bin, quietEnv, root } from '../tools';
 import { startInstance } from '../../test/scale/instances';
 import { durableWriteFloorApp } from './support/durable-write-floor';
@@ -215,7 +214,7 @@ async function bareApp(store: Store): Promise<express.Express> {
 
 /** The server's validator (same document, same options), warmed up, without response validation. */
 async function requestValidator() {
-  const validator = documentValidator(loadValidationDocument(), false);
+  const validator = documentValidator(false);
   await warmUp(validator);
   return validator;
 }
@@ -441,8 +440,16 @@ export async function run(): Promise<void> {
         await measure(server.base, work[workload], WARM_UP_SECONDS);
       }
     }
+    // Peak resident memory under the GET load alone: the kernel's high-water mark, reset before
+    // each pass's GET rounds and read after them (the PATCH rounds come last in a pass).
+    const getPeaks = new Map<TargetKey, number>();
+    const gets = WORKLOADS.filter((workload) => workload.startsWith('GET'));
     for (let pass = 0; pass < ROUNDS; pass += 1) {
+      for (const server of running.values()) resetPeakMemory(server.pid);
       for (const workload of WORKLOADS) {
+        if (workload === WORKLOADS[gets.length]) {
+          for (const [key, server] of running) getPeaks.set(key, Math.max(getPeaks.get(key) ?? 0, memoryField(server.pid, 'VmHWM')));
+        }
         for (const [key, server] of running) {
           if (!answers(key, workload)) continue;
           const id = `${key} ${workload}`;
@@ -450,10 +457,17 @@ export async function run(): Promise<void> {
         }
       }
     }
-    // Peak resident memory of each server over the whole run (the kernel's high-water mark).
+    const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0).padStart(5)} MiB`;
     for (const [key, server] of running) {
-      console.log(`peak memory ${targets[key].label.padEnd(40)} ${(memoryField(server.pid, 'VmHWM') / 2 ** 20).toFixed(0).padStart(5)} MiB`);
+      // The last pass's PATCH rounds on top of the GET peak: a write's own peak, where higher.
+      const lastPass = memoryField(server.pid, 'VmHWM');
+      console.log(`peak memory ${targets[key].label.padEnd(40)} GET load ${mib(getPeaks.get(key)!)}   last pass with PATCH ${mib(lastPass)}`);
     }
+    const share = (key: TargetKey) => `${round((getPeaks.get(key)! / getPeaks.get('bare')!) * 100)}%`;
+    console.log(
+      `peak memory under the GET load: the full server ${mib(getPeaks.get('validated')!).trim()} (${share('validated')} of bare Express's ${mib(getPeaks.get('bare')!).trim()}), ` +
+        `npm start's bundle ${mib(getPeaks.get('bundle')!).trim()} (${share('bundle')}), Express + validator ${mib(getPeaks.get('validatorOnly')!).trim()} (${share('validatorOnly')})`,
+    );
   } finally {
     await Promise.all([...running.values()].map((server) => server.stop()));
   }
