@@ -202,13 +202,14 @@ async function loadBuckets(file: string, storage: CatalogueStorage, made: { acco
           created: upload.created,
           httpMetadata: upload.httpMetadata,
           customMetadata: upload.customMetadata,
+          ...(upload.checksum ? { checksum: upload.checksum } : {}),
         });
         break;
       case 'part': {
         const part = record as unknown as PartStateRecord;
         const staged = await engine!.stage(body!);
-        const { partNumber, size, etag, md5 } = part;
-        if (!(await engine!.putPart(upload!.uploadId, upload!.key, { partNumber, size, etag, md5 }, staged))) {
+        const { partNumber, size, etag, md5, checksum } = part;
+        if (!(await engine!.putPart(upload!.uploadId, upload!.key, { partNumber, size, etag, md5, ...(checksum ? { checksum } : {}) }, staged))) {
           throw new Error(`upload ${upload!.uploadId} of ${upload!.key} refused its part ${partNumber}`);
         }
         break;

@@ -6,6 +6,7 @@
  * shapes before anything is loaded.
  */
 import { z } from 'zod';
+import { CHECKSUM_ALGORITHMS } from '../bucket';
 import { StateFileError } from './format';
 
 const account = z.string().regex(/^[0-9a-f]{32}$/, 'must be a 32-hex account id');
@@ -22,8 +23,14 @@ const httpMetadata = z
     cacheExpiry: z.number().optional(),
   })
   .strict();
+/** The S3 checksums (flexible checksums) an object, an upload or a part keeps. */
+const algorithm = z.enum(CHECKSUM_ALGORITHMS);
+const checksumType = z.enum(['FULL_OBJECT', 'COMPOSITE']);
+const flexible = z
+  .object({ algorithm, type: checksumType, value: z.string().min(1), parts: z.array(z.string()).optional() })
+  .strict();
 const checksums = z
-  .object({ md5: z.string(), sha1: z.string(), sha256: z.string(), sha384: z.string(), sha512: z.string() })
+  .object({ md5: z.string(), sha1: z.string(), sha256: z.string(), sha384: z.string(), sha512: z.string(), flexible })
   .partial()
   .strict();
 const hex32 = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 hex characters');
@@ -79,6 +86,7 @@ export const uploadRecord = z
     created: count,
     httpMetadata,
     customMetadata: text,
+    checksum: z.object({ algorithm, type: checksumType }).strict().optional(),
   })
   .strict();
 
@@ -89,6 +97,7 @@ export const partRecord = z
     size: count,
     etag: z.string().min(1),
     md5: hex32,
+    checksum: z.object({ algorithm, value: z.string().min(1) }).strict().optional(),
     bytes: count,
   })
   .strict()

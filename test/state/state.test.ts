@@ -84,6 +84,11 @@ async function populate(store: Store, where: PlaceOptions): Promise<Made> {
     await done.complete(parts);
     const pending = await photos.createMultipartUpload('pending.bin', { httpMetadata: { contentType: 'application/octet-stream' } });
     const firstPart = await pending.uploadPart(1, filled(5 * MiB, 3));
+    // What the S3 endpoint keeps beside: an object's S3 checksum, an upload's algorithm, a part's.
+    const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
+    await photos.putWith('summed.txt', 'summed', { checksum: { algorithm: 'sha256', value: () => sha256('summed') } });
+    const summing = await photos.createUpload('summing.bin', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
+    await photos.uploadPartWith('summing.bin', summing.uploadId, 1, 'first part', { algorithm: 'sha256', value: () => sha256('first part') });
     const others = await catalogue.account(OTHER_ACCOUNT).open('other-logs');
     await others.put('log-1', 'line');
     return { rulesetId: ruleset.id, jobIds: remaining, lastJobId, pendingUploadId: pending.uploadId, firstPart };
@@ -118,6 +123,7 @@ async function contents(bucket: OpenBucket) {
       httpMetadata: object.httpMetadata,
       customMetadata: object.customMetadata,
       checksums: object.checksums.toJSON(),
+      s3Checksum: bucket.checksumOf(object as never),
       md5: md5(new Uint8Array(await (read as unknown as { arrayBuffer(): Promise<ArrayBuffer> }).arrayBuffer())),
     });
   }
@@ -147,7 +153,12 @@ async function everything(options: PlaceOptions) {
           cors: await catalogue.account(account).cors(info.name, where),
           lifecycle: await catalogue.account(account).lifecycle(info.name, where),
           objects: await contents(bucket),
-          uploads: (await bucket.listMultipartUploads()).map((upload) => ({ ...upload })),
+          uploads: await Promise.all(
+            (await bucket.listMultipartUploads()).map(async (upload) => ({
+              ...upload,
+              parts: (await bucket.listParts(upload.key, upload.uploadId)).parts.map((part) => ({ ...part })),
+            })),
+          ),
         });
       }
     }
@@ -186,7 +197,7 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
       const place = await openPlace(source, true);
       try {
         const saved = await exportState(place, file);
-        expect(saved).toMatchObject({ buckets: 2, objects: 6, uploads: 1 });
+        expect(saved).toMatchObject({ buckets: 2, objects: 7, uploads: 2 });
       } finally {
         await place.close();
       }
@@ -197,7 +208,7 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
       const place = await openPlace(target);
       try {
         const loaded = await importState(file, place);
-        expect(loaded).toMatchObject({ buckets: 2, objects: 6, uploads: 1 });
+        expect(loaded).toMatchObject({ buckets: 2, objects: 7, uploads: 2 });
       } finally {
         await place.close();
       }
@@ -205,8 +216,15 @@ function roundTrip(engine: string, fresh: () => Promise<PlaceOptions>, openStore
       expect(after.rows).toEqual(before.rows);
       expect(after.buckets).toEqual(before.buckets);
       expect(after.buckets.flatMap((bucket) => bucket.objects.map((object) => object.key))).toEqual([
-        'big.bin', 'empty', 'multi.bin', 'small.txt', 'ünïcode/ключ', 'log-1',
+        'big.bin', 'empty', 'multi.bin', 'small.txt', 'summed.txt', 'ünïcode/ключ', 'log-1',
       ]);
+      // The S3 checksums came through, not just the same nothing on both sides.
+      const photosAfter = after.buckets.find((bucket) => bucket.info.name === 'photos')!;
+      const summedSha = createHash('sha256').update('summed').digest('base64');
+      expect(photosAfter.objects.find((object) => object.key === 'summed.txt')?.s3Checksum).toMatchObject({ algorithm: 'sha256', value: summedSha });
+      const summing = photosAfter.uploads.find((upload) => upload.key === 'summing.bin')!;
+      expect(summing.checksum).toEqual({ algorithm: 'sha256', type: 'COMPOSITE' });
+      expect(summing.parts.map((part) => part.checksum)).toEqual([{ algorithm: 'sha256', value: createHash('sha256').update('first part').digest('base64') }]);
 
       const store = await openStore(target);
       try {
@@ -440,10 +458,10 @@ describe('npm run state and STATE_FILE, in child processes', () => {
     const cli = (...args: string[]) => run(process.execPath, ['--import', 'tsx', 'scripts/state.ts', ...args], { cwd: ROOT, env: { ...process.env, DATA_DIR: '', DATABASE_URL: '' } });
 
     const saved = await cli('export', file, '--data-dir', source);
-    expect(saved.stdout).toMatch(/^Saved the state of .* to .*cli\.state \(\d+\.\d MiB\): \d+ store rows, 2 buckets, 6 objects, 1 uploads in progress\n$/);
+    expect(saved.stdout).toMatch(/^Saved the state of .* to .*cli\.state \(\d+\.\d MiB\): \d+ store rows, 2 buckets, 7 objects, 2 uploads in progress\n$/);
     const target = tempDir();
     const loaded = await cli('import', file, '--data-dir', target);
-    expect(loaded.stdout).toMatch(/^Loaded .*cli\.state into .*: \d+ store rows, 2 buckets, 6 objects, 1 uploads in progress\n$/);
+    expect(loaded.stdout).toMatch(/^Loaded .*cli\.state into .*: \d+ store rows, 2 buckets, 7 objects, 2 uploads in progress\n$/);
     const again = await cli('import', file, '--data-dir', target).catch((error: { code: number; stderr: string }) => error);
     expect(again).toMatchObject({ code: 1, stderr: expect.stringMatching(/^state: the target is not empty \(the store holds data\)/) });
     const missing = await cli('export', path.join(target, 'x.state'), '--data-dir', path.join(target, 'nowhere')).catch((error: { code: number; stderr: string }) => error);
