@@ -5,9 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { openBucketCatalogue } from '../bucket';
-import { basePath, createApp, httpServerOptionsFor, type ServerConfig } from '../server';
-import { openPostgresStore, openSqliteStore, type Store } from '../store';
+import { basePath, createApp, httpServerOptionsFor, openServerBuckets, openServerStore, type ServerConfig } from '../server';
 import type { RuleList } from './settings';
 
 export interface PreparedApi {
@@ -31,12 +29,12 @@ export interface ApiOptions {
 /** Opens the API's store and builds its app (bad fault rules throw a FaultRulesError here). */
 export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
   const { config } = options;
-  const store = await openStore(config);
+  const store = await openServerStore(config);
   let buckets;
   try {
     // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
     // same catalogue the S3 endpoint and the workers open.
-    buckets = await openBucketCatalogue({ dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString, pool: bucketPool(config) });
+    buckets = await openServerBuckets(config);
   } catch (error) {
     await store.close();
     throw error;
@@ -87,19 +85,3 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
   };
 }
 
-/** The buckets' pool takes the store's pool settings (each pool opens up to DATABASE_POOL_MAX connections), as the API alone does. */
-function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
-  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
-  return {
-    ...(maxConnections ? { maxConnections } : {}),
-    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
-    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
-  };
-}
-
-function openStore(config: ServerConfig): Promise<Store> {
-  const seed = config.seedFile ? { seed: config.seedFile } : {};
-  return config.postgres
-    ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
-    : openSqliteStore({ dataDir: config.dataDir, ...seed });
-}

@@ -3,13 +3,12 @@
 // (default ./data). See docs/server.md for every setting.
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
-import { openBucketCatalogue } from '../bucket';
 import { readRulesFile } from '../faults';
-import { openPostgresStore, openSqliteStore, type Store } from '../store';
 import { createApp } from './app';
-import { loadConfig, type ServerConfig } from './config';
+import { loadConfig } from './config';
 import { httpServerOptionsFor } from './http/limits';
 import { basePath } from './http/openapi-document';
+import { openServerBuckets, openServerStore } from './open-state';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -32,16 +31,9 @@ async function main(): Promise<void> {
     const started = await importStateIfEmpty(config.stateFile, { dataDir: config.dataDir, databaseUrl: config.postgres?.url.connectionString });
     logger.info({ stateFile: config.stateFile, ...started }, started.imported ? 'state loaded' : 'state file not loaded: the store already holds state');
   }
-  const store = await openStore(config);
+  const store = await openServerStore(config);
   const database = config.postgres ? 'postgres' : 'sqlite';
-  // The buckets of the data directory, or of the database when the API runs on PostgreSQL: the
-  // same catalogue `npm run bucket`, workers and the S3 endpoint open with the same setting, so
-  // the API serves the buckets they see.
-  const buckets = await openBucketCatalogue({
-    dataDir: config.dataDir,
-    databaseUrl: config.postgres?.url.connectionString,
-    pool: bucketPool(config),
-  });
+  const buckets = await openServerBuckets(config);
   const { app, ready } = createApp({
     store,
     database,
@@ -97,22 +89,6 @@ async function main(): Promise<void> {
   process.stdout.write(`Ready on ${url} (pid ${process.pid})\n`);
 }
 
-/** The buckets' pool takes the store's pool settings: each pool opens up to DATABASE_POOL_MAX connections. */
-function bucketPool(config: ServerConfig): { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number } {
-  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = config.postgres?.pool ?? {};
-  return {
-    ...(maxConnections ? { maxConnections } : {}),
-    ...(idleTimeoutMs ? { idleTimeoutMs } : {}),
-    ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}),
-  };
-}
-
-function openStore(config: ServerConfig): Promise<Store> {
-  const seed = config.seedFile ? { seed: config.seedFile } : {};
-  return config.postgres
-    ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
-    : openSqliteStore({ dataDir: config.dataDir, ...seed });
-}
 
 main().catch((error: unknown) => {
   process.stderr.write(`cannot start the server: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { recordFromColumns } from '../object-columns';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { BlobFiles, type Segment } from './blobs';
@@ -46,20 +47,7 @@ class DiskBody implements StagedBody {
 
 const utf8 = (key: string) => Buffer.from(key, 'utf8');
 
-function toRecord(
-  [key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [...ObjectColumns, ...unknown[]],
-): ObjectRecord {
-  return {
-    key: key.toString('utf8'),
-    version,
-    size,
-    etag,
-    uploaded,
-    httpMetadata: JSON.parse(httpMetadata),
-    customMetadata: JSON.parse(customMetadata),
-    checksums: JSON.parse(checksums),
-  };
-}
+const toRecord = recordFromColumns;
 
 /** Where the body of a `current` or `read` row is. */
 const bodyOf = (row: [...ObjectColumns, number | null, string | null, ...unknown[]]): BodyRow => ({

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { ObjectColumns } from '../object-columns';
 
 /**
  * Metadata of an on-disk bucket. Keys are stored as UTF-8 BLOBs: compared bytewise, which is the
@@ -79,16 +80,7 @@ export function migrateSchema(db: Database.Database, location: string): void {
 }
 
 /** The metadata columns of an object, in `OBJECT_COLUMNS` order (read as arrays: faster). */
-export type ObjectColumns = [
-  key: Buffer,
-  version: string,
-  size: number,
-  etag: string,
-  uploaded: number,
-  httpMetadata: string,
-  customMetadata: string,
-  checksums: string,
-];
+export type { ObjectColumns } from '../object-columns';
 
 export interface ObjectRow {
   key: Buffer;

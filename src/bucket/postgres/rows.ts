@@ -1,22 +1,8 @@
 /** Rows of the bucket tables as the engine's records (statements.ts names the columns). */
-import type { ObjectRecord, PartRecord, UploadRecord } from '../engine';
-import type { ObjectColumns, PartColumns, UploadColumns } from './statements';
+import type { PartRecord, UploadRecord } from '../engine';
+import type { PartColumns, UploadColumns } from './statements';
 
-export function toRecord([key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [
-  ...ObjectColumns,
-  ...unknown[],
-]): ObjectRecord {
-  return {
-    key: key.toString('utf8'),
-    version,
-    size,
-    etag,
-    uploaded,
-    httpMetadata: JSON.parse(httpMetadata),
-    customMetadata: JSON.parse(customMetadata),
-    checksums: JSON.parse(checksums),
-  };
-}
+export { recordFromColumns as toRecord } from '../object-columns';
 
 export function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum]: readonly [
   ...UploadColumns,

@@ -14,16 +14,7 @@ const DROPPED = 'bucket_storage.dropped_bodies';
 /** An object's metadata columns, read as arrays in this order (see `ObjectColumns`). */
 const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
 
-export type ObjectColumns = [
-  key: Buffer,
-  version: string,
-  size: number,
-  etag: string,
-  uploaded: number,
-  httpMetadata: string,
-  customMetadata: string,
-  checksums: string,
-];
+export type { ObjectColumns } from '../object-columns';
 
 /** Where an object's body is: small bytes, or bodies of chunks in order with their sizes. */
 export type BodyColumns = [smallBody: Buffer | null, bodies: number[] | null, bodySizes: number[] | null];
