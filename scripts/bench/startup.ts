@@ -42,10 +42,12 @@ async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: 
   const started = performance.now();
   const [program, ...args] = command;
   // A process group of its own: npm runs the server in a shell of its own, and the whole group is stopped.
-  const child = spawn(program, args, { cwd: root, env: { ...env, PORT: String(port) }, stdio: 'ignore', detached: true });
+  const child = spawn(program, args, { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  let errors = '';
+  child.stderr!.on('data', (chunk: Buffer) => void (errors += chunk.toString()));
   try {
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (code ${child.exitCode}) before answering`);
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (code ${child.exitCode}) before answering: ${errors.trim()}`);
       const status = await fetch(url(port), { headers: { authorization: `Bearer ${TOKEN}` } }).then(
         (response) => response.status,
         () => 0,
@@ -55,9 +57,12 @@ async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: 
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
   } finally {
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGTERM');
-    await exited;
+    // A child that has exited already is not waited for (its exit event has gone by).
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      process.kill(-child.pid!, 'SIGTERM');
+      await exited;
+    }
   }
 }
 
