@@ -15,6 +15,11 @@ import {
 } from './context';
 import { invalidArgument } from './errors';
 
+/** What every listing says of an object after its key (and version), in S3's order. */
+function listedFields(object: { uploaded: Date; httpEtag: string; size: number }) {
+  return { LastModified: iso(object.uploaded), ETag: object.httpEtag, Size: object.size, StorageClass: 'STANDARD' };
+}
+
 /** Most buckets one ListBuckets page holds, as S3 caps `max-buckets`. */
 const MAX_BUCKETS = 10_000;
 
@@ -105,10 +110,7 @@ export async function listObjectsV2(context: S3Context): Promise<S3Response> {
     IsTruncated: page.truncated,
     Contents: page.objects.map((object) => ({
       Key: encode(object.key),
-      LastModified: iso(object.uploaded),
-      ETag: object.httpEtag,
-      Size: object.size,
-      StorageClass: 'STANDARD',
+      ...listedFields(object),
       ...(params.get('fetch-owner') === 'true' ? { Owner: OWNER } : {}),
     })),
     CommonPrefixes: page.delimitedPrefixes.map((p) => ({ Prefix: encode(p) })),
@@ -168,10 +170,7 @@ export async function listObjects(context: S3Context): Promise<S3Response> {
     IsTruncated: page.truncated,
     Contents: page.objects.map((object) => ({
       Key: encode(object.key),
-      LastModified: iso(object.uploaded),
-      ETag: object.httpEtag,
-      Size: object.size,
-      StorageClass: 'STANDARD',
+      ...listedFields(object),
       Owner: OWNER,
     })),
     CommonPrefixes: page.delimitedPrefixes.map((p) => ({ Prefix: encode(p) })),
@@ -207,10 +206,7 @@ export async function listObjectVersions(context: S3Context): Promise<S3Response
       Key: encode(object.key),
       VersionId: 'null',
       IsLatest: true,
-      LastModified: iso(object.uploaded),
-      ETag: object.httpEtag,
-      Size: object.size,
-      StorageClass: 'STANDARD',
+      ...listedFields(object),
       Owner: OWNER,
     })),
     CommonPrefixes: page.delimitedPrefixes.map((p) => ({ Prefix: encode(p) })),
