@@ -1,7 +1,6 @@
 import { entityTooLarge, type BucketAction } from './errors';
 import { describe } from './keys';
 import { streamLength, UNKNOWN_LENGTH_MESSAGE } from './known-length';
-import type { StreamHasher } from './checksums';
 
 /** Bytes to store, as chunks pulled one at a time, with their size when known up front. */
 export interface ByteSource {
@@ -75,7 +74,7 @@ async function* streamChunks(stream: ReadableStream): AsyncGenerator<Uint8Array>
 /** Passes chunks through, hashing them and refusing more than `limit` bytes in total. */
 export async function* metered(
   chunks: AsyncIterable<Uint8Array>,
-  hasher: StreamHasher,
+  hasher: { update(chunk: Uint8Array): void },
   limit: number,
   action: BucketAction,
 ): AsyncGenerator<Uint8Array> {

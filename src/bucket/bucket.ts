@@ -17,7 +17,7 @@ import type {
   UploadedPart,
 } from './contract';
 import type { ObjectRecord, StorageEngine } from './engine';
-import type { ChecksumClaim, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
+import { newDigest, type ChecksumClaim, type FlexibleChecksum, type UploadChecksum } from './flexible-checksums';
 import { newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
@@ -26,7 +26,7 @@ import { noSuchPart } from './errors';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry } from './object-expiry';
-import type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
+import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receive } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
@@ -115,6 +115,38 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     return read;
   }
 
+  async attributes(key: string, options?: { onlyIf?: Precondition | Headers }): Promise<ObjectAttributes | null> {
+    const k = requireKey(key, 'head');
+    const o = requireOptions(options, 'head');
+    const condition = parseCondition(o.onlyIf);
+    await this.#expiry.sweepIfDue();
+    let partSizes: number[] | undefined;
+    let conditionsHeld = true;
+    // Metadata only: the plan asks for no bytes.
+    const found = await this.#engine.read(k, (record, sizes) => {
+      if (/-\d+$/.test(record.etag)) partSizes = sizes();
+      conditionsHeld = !condition || conditionHolds(condition, record);
+      return null;
+    });
+    if (!found) return null;
+    const object = new StoredObjectResult(found.record, { ...found.record, range: this.#whole(found.record) });
+    const flexible = found.record.checksums.flexible;
+    return {
+      object,
+      conditionsHeld,
+      ...(partSizes
+        ? {
+            parts: partSizes.map((size, index) => {
+              const value = flexible?.parts?.[index];
+              return value === undefined
+                ? { partNumber: index + 1, size }
+                : { partNumber: index + 1, size, checksum: { algorithm: flexible!.algorithm, value } };
+            }),
+          }
+        : {}),
+    };
+  }
+
   #whole(record: ObjectRecord): Range {
     return reportedRange({ offset: 0, length: record.size }, this.#settings.rangeHasEveryField);
   }
@@ -142,8 +174,9 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     // Checked early so a doomed body is not received, and again where it counts: at commit.
     const worthReceiving = async () => !condition || allow(await this.#engine.head(k));
     if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
-    const { staged, checksums } = await receive(this.#engine, source, expected, 'put');
-    const claimed = checksum?.value();
+    const digest = checksum && !checksum.value ? newDigest(checksum.algorithm) : undefined;
+    const { staged, checksums } = await receive(this.#engine, source, expected, 'put', digest);
+    const claimed = digest ? digest.base64() : checksum?.value?.();
     const record: ObjectRecord = {
       key: k,
       version: newVersion(),
@@ -182,7 +215,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     return this.#uploads.create(key, options, options.checksum);
   }
 
-  uploadPartWith(key: string, uploadId: string, partNumber: number, value: unknown, checksum?: ChecksumClaim): Promise<UploadedPart> {
+  uploadPartWith(key: string, uploadId: string, partNumber: number, value: unknown, checksum?: ChecksumClaim) {
     return this.#uploads.uploadPart(key, uploadId, partNumber, value, checksum);
   }
 

@@ -137,8 +137,11 @@ export interface StorageEngine {
   list<T>(page: () => PageBuilder<T>): Promise<T>;
 
   createUpload(upload: UploadRecord): Promise<void>;
-  /** The state of an upload of `key`, or 'unknown' when there is none under that id and key. */
-  uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'>;
+  /**
+   * The state of an upload of `key` and the S3 checksum it was created with, or null when there is
+   * none under that id and key.
+   */
+  uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null>;
   /**
    * Stores or replaces a part of an active upload of `key`; false (nothing kept) when there is
    * none.

@@ -140,3 +140,19 @@ export const badUpload = (detail: string) =>
     ErrorCode.badUpload,
     `There was a problem with the multipart upload. ${detail}`,
   );
+
+/**
+ * A checksum rule of the platform's S3 interface that the binding never meets (its calls carry no
+ * S3 checksums): front doors answer it with the code `reason` names.
+ */
+export class ChecksumRuleError extends Error {
+  override readonly name = 'ChecksumRuleError';
+
+  constructor(
+    /** `mismatch`: a part's checksum of another algorithm than its upload's; `missing`: a completion naming no checksum for a part; `order`: a completion whose parts are not numbered 1, 2, 3, ... */
+    readonly reason: 'mismatch' | 'missing' | 'order',
+    message: string,
+  ) {
+    super(message);
+  }
+}

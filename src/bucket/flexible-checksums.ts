@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { combineCrcs, Crc64Nvme, crc32c } from './crc';
-import { BucketError, ErrorCode } from './errors';
+import { BucketError, ChecksumRuleError, ErrorCode } from './errors';
 
 export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
@@ -29,12 +29,19 @@ export interface UploadChecksum {
   type: ChecksumType;
 }
 
-/** A checksum of a body, known once the body has been received (a trailer comes last). */
+/**
+ * A checksum of a body, known once the body has been received (a trailer comes last); without
+ * `value`, the runtime computes it over the bytes it receives (a copy, a part of an upload created
+ * with an algorithm whose client sent none).
+ */
 export interface ChecksumClaim {
   algorithm: ChecksumAlgorithm;
   /** Base64; read after every byte has been received and checked. */
-  value: () => string | undefined;
+  value?: () => string | undefined;
 }
+
+/** The checksums a completion request names for each part, by algorithm (base64). */
+export type NamedPartChecksums = ReadonlyMap<number, Partial<Record<ChecksumAlgorithm, string>>>;
 
 export interface Digest {
   update(data: Uint8Array): void;
@@ -139,4 +146,41 @@ export function multipartChecksum(
     );
   }
   return { ...upload, value, parts: values };
+}
+
+/**
+ * Checks the part checksums a completion request names against those the parts were uploaded
+ * with, as S3 does: a named one that differs (or that the part lacks) is InvalidPart. An upload
+ * created with an algorithm needs its parts numbered 1, 2, 3, ... and, when COMPOSITE, a checksum
+ * of that algorithm named for every part.
+ */
+export function checkNamedPartChecksums(
+  upload: UploadChecksum | undefined,
+  parts: { partNumber: number; checksum?: { algorithm: ChecksumAlgorithm; value: string } }[],
+  named: NamedPartChecksums | undefined,
+): void {
+  for (const [index, part] of parts.entries()) {
+    if (upload && part.partNumber !== index + 1) {
+      throw new ChecksumRuleError(
+        'order',
+        `The upload was created with a ${upload.algorithm.toUpperCase()} checksum, so its parts must be numbered from 1 without gaps: part ${part.partNumber} comes where part ${index + 1} should.`,
+      );
+    }
+    const values = named?.get(part.partNumber) ?? {};
+    for (const [algorithm, value] of Object.entries(values) as [ChecksumAlgorithm, string][]) {
+      if (part.checksum?.algorithm === algorithm && part.checksum.value === value) continue;
+      const kept = part.checksum ? `${part.checksum.algorithm.toUpperCase()} ${part.checksum.value}` : 'no checksum';
+      throw new BucketError(
+        'completeMultipartUpload',
+        ErrorCode.invalidPart,
+        `One or more of the specified parts could not be found. Part ${part.partNumber} was named with ${algorithm.toUpperCase()} checksum ${value}; it was uploaded with ${kept}.`,
+      );
+    }
+    if (upload?.type === 'COMPOSITE' && values[upload.algorithm] === undefined) {
+      throw new ChecksumRuleError(
+        'missing',
+        `The upload was created using a ${upload.algorithm.toUpperCase()} checksum. The complete request must include the checksum for each part. It was missing for part ${part.partNumber} in the request.`,
+      );
+    }
+  }
 }

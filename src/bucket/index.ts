@@ -68,10 +68,10 @@ export {
   type LifecycleRule,
   type LifecycleSource,
 } from './lifecycle';
-export { BucketError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
+export { BucketError, ChecksumRuleError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
-export type { CompleteOptions, OwnerCalls, PartRead } from './owner-calls';
+export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './memory-engine';
 export {
   CHECKSUM_ALGORITHMS,
@@ -85,6 +85,7 @@ export {
   type ChecksumType,
   type Digest,
   type FlexibleChecksum,
+  type NamedPartChecksums,
   type UploadChecksum,
 } from './flexible-checksums';
 export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions, type PostgresPool } from './postgres/buckets';

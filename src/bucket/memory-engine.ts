@@ -11,6 +11,7 @@ import {
   type UploadRecord,
   type UploadState,
 } from './engine';
+import type { UploadChecksum } from './flexible-checksums';
 import { compareKeys } from './keys';
 import type { ByteRange } from './range';
 import { SortedKeys } from './sorted-keys';
@@ -105,9 +106,11 @@ export class MemoryEngine implements StorageEngine {
     this.#uploads.set(upload.uploadId, { upload: copyRecord(upload), state: 'active', parts: new Map() });
   }
 
-  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
     this.#checkOpen();
-    return this.#upload(uploadId, key)?.state ?? 'unknown';
+    const found = this.#upload(uploadId, key);
+    if (!found) return null;
+    return found.upload.checksum ? { state: found.state, checksum: { ...found.upload.checksum } } : { state: found.state };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {

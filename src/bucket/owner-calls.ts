@@ -13,7 +13,14 @@ import type {
   StoredObjectBody,
   UploadedPart,
 } from './contract';
-import type { ChecksumAlgorithm, ChecksumClaim, ChecksumType, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
+import type {
+  ChecksumAlgorithm,
+  ChecksumClaim,
+  ChecksumType,
+  FlexibleChecksum,
+  NamedPartChecksums,
+  UploadChecksum,
+} from './flexible-checksums';
 import type { UploadInventory } from './inventory';
 
 /** Part `partNumber` of an object, and how many parts it was uploaded in. */
@@ -24,6 +31,18 @@ export interface PartRead {
   partsCount?: number;
   /** The part's S3 checksum (the object's, for an object stored by a single put), when it has one. */
   checksum?: { algorithm: ChecksumAlgorithm; type: ChecksumType; value: string };
+}
+
+/** What S3's GetObjectAttributes tells of an object, read without its bytes. */
+export interface ObjectAttributes {
+  object: StoredObject;
+  /** Whether `onlyIf` held (true without one); the attributes are given either way. */
+  conditionsHeld: boolean;
+  /**
+   * The parts of an object completed from a multipart upload, in order, with the S3 checksum each
+   * was uploaded with when the upload had an algorithm; absent for an object stored by a single put.
+   */
+  parts?: { partNumber: number; size: number; checksum?: { algorithm: ChecksumAlgorithm; value: string } }[];
 }
 
 export interface CompleteOptions {
@@ -40,6 +59,11 @@ export interface CompleteOptions {
    * from the parts, or error 10037.
    */
   checksums?: Partial<Record<ChecksumAlgorithm, string>>;
+  /**
+   * The checksums the completion request names for each part: each must be the one the part was
+   * uploaded with (error 10025); an upload with a COMPOSITE checksum needs one for every part.
+   */
+  partChecksums?: NamedPartChecksums;
 }
 
 export interface OwnerCalls extends UploadInventory {
@@ -50,20 +74,25 @@ export interface OwnerCalls extends UploadInventory {
   putWith(key: string, value: PutValue, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null>;
   /** `createMultipartUpload`, remembering the S3 checksum the completed object gets from its parts. */
   createUpload(key: string, options: MultipartOptions & { checksum?: UploadChecksum }): Promise<MultipartUpload>;
-  /** `uploadPart`, keeping the part's S3 checksum. */
+  /**
+   * `uploadPart`, keeping the part's S3 checksum: the one `checksum` names, else (for an upload
+   * created with an algorithm) one computed over the bytes, which the answer carries.
+   */
   uploadPartWith(
     key: string,
     uploadId: string,
     partNumber: number,
     value: unknown,
     checksum?: ChecksumClaim,
-  ): Promise<UploadedPart>;
+  ): Promise<UploadedPart & { checksum?: { algorithm: ChecksumAlgorithm; value: string } }>;
   /**
    * Reads one part of an object as it was uploaded (an object stored by a single put is part 1),
    * under the options of `get` (`range` excepted). Null when the key does not exist; error 10025
    * when the object has no such part.
    */
   getPart(key: string, partNumber: number, options?: Omit<GetOptions, 'range'>): Promise<PartRead | null>;
+  /** An object's metadata and parts, without its bytes (`head` plus the parts); null when the key does not exist. */
+  attributes(key: string, options?: { onlyIf?: Precondition | Headers }): Promise<ObjectAttributes | null>;
   /** The S3 checksum kept with an object read or written here, if any. */
   checksumOf(object: StoredObject): FlexibleChecksum | undefined;
   /** The binding's `complete`, with conditions and repeatable completion. Null when `onlyIf` failed. */

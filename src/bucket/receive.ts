@@ -3,6 +3,7 @@ import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
 import type { StagedBody, StorageEngine } from './engine';
 import { entityTooLarge, type BucketAction } from './errors';
+import type { Digest } from './flexible-checksums';
 import { MAX_PUT_BYTES } from './limits';
 
 /**
@@ -25,15 +26,25 @@ export async function checkBeforeReceiving(
   return false;
 }
 
-/** Streams the bytes into the engine, hashing them on the way, and checks an expected hash. */
+/**
+ * Streams the bytes into the engine, hashing them on the way, and checks an expected hash; `digest`
+ * (an S3 checksum the runtime makes itself) sees the bytes too.
+ */
 export async function receive(
   engine: StorageEngine,
   source: ByteSource,
   expected: ExpectedHash | undefined,
   action: BucketAction,
+  digest?: Digest,
 ): Promise<{ staged: StagedBody; checksums: HexChecksums }> {
   const hasher = new StreamHasher(expected);
-  const staged = await engine.stage(metered(source.chunks, hasher, MAX_PUT_BYTES, action));
+  const both = digest && {
+    update(chunk: Uint8Array) {
+      hasher.update(chunk);
+      digest.update(chunk);
+    },
+  };
+  const staged = await engine.stage(metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action));
   try {
     return { staged, checksums: hasher.finish() };
   } catch (error) {

@@ -3,9 +3,16 @@ import { byteSource } from './body-source';
 import { conditionHolds, parseCondition } from './conditional';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
 import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
-import { multipartChecksum, type ChecksumClaim, type UploadChecksum } from './flexible-checksums';
+import {
+  checkNamedPartChecksums,
+  multipartChecksum,
+  newDigest,
+  type ChecksumAlgorithm,
+  type ChecksumClaim,
+  type UploadChecksum,
+} from './flexible-checksums';
 import type { CompleteOptions } from './owner-calls';
-import { noSuchUpload, unknownUpload } from './errors';
+import { ChecksumRuleError, noSuchUpload, unknownUpload } from './errors';
 import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
@@ -42,26 +49,44 @@ export class UploadOperations {
     return new UploadHandle(this, key, uploadId);
   }
 
+  /**
+   * Stores a part. A part of an upload created with an S3 checksum algorithm keeps a checksum of
+   * that algorithm: the one the client sent (verified by the caller), else one computed here over
+   * the bytes, as S3 computes it; a client's checksum of another algorithm is refused.
+   */
   async uploadPart(
     key: string,
     uploadId: string,
     partNumber: unknown,
     value: unknown,
     checksum?: ChecksumClaim,
-  ): Promise<UploadedPart> {
+  ): Promise<UploadedPart & { checksum?: { algorithm: ChecksumAlgorithm; value: string } }> {
     const number = requirePartNumber(partNumber);
     const source = byteSource(value, false);
     const k = requireKey(key, 'uploadPart');
     await this.expire();
-    const active = async () => (await this.engine.uploadState(uploadId, k)) === 'active';
+    let wanted: UploadChecksum | undefined;
+    const active = async () => {
+      const status = await this.engine.uploadStatus(uploadId, k);
+      wanted = status?.checksum;
+      if (wanted && checksum?.value && checksum.algorithm !== wanted.algorithm) {
+        throw new ChecksumRuleError(
+          'mismatch',
+          `Checksum Type mismatch occurred, expected checksum Type: ${wanted.algorithm}, actual checksum Type: ${checksum.algorithm}`,
+        );
+      }
+      return status?.state === 'active';
+    };
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
-    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart');
+    const claim = checksum?.value ? checksum : wanted && { algorithm: wanted.algorithm };
+    const digest = claim && !claim.value ? newDigest(claim.algorithm) : undefined;
+    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart', digest);
     // The platform's part etag is the MD5 of the part (since June 2023), as S3's is.
     const part: PartRecord = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
-    const claimed = checksum?.value();
-    if (claimed !== undefined) part.checksum = { algorithm: checksum!.algorithm, value: claimed };
+    const kept = digest ? digest.base64() : claim?.value?.();
+    if (kept !== undefined) part.checksum = { algorithm: claim!.algorithm, value: kept };
     if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
-    return { partNumber: number, etag: part.etag };
+    return { partNumber: number, etag: part.etag, ...(part.checksum ? { checksum: { ...part.checksum } } : {}) };
   }
 
   async complete(key: string, uploadId: string, uploadedParts: unknown): Promise<StoredObject> {
@@ -93,6 +118,7 @@ export class UploadOperations {
       if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
       const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
       if (condition && !conditionHolds(condition, current)) return null;
+      checkNamedPartChecksums(upload.checksum, assembly.parts, options.partChecksums);
       const checksums: RecordChecksums = {};
       if (upload.checksum) checksums.flexible = multipartChecksum(
           upload.checksum,
@@ -193,8 +219,10 @@ class UploadHandle implements MultipartUpload {
     this.#uploads = uploads;
   }
 
-  uploadPart(partNumber: number, value: unknown): Promise<UploadedPart> {
-    return this.#uploads.uploadPart(this.key, this.uploadId, partNumber, value);
+  async uploadPart(partNumber: number, value: unknown): Promise<UploadedPart> {
+    // The binding's answer is the part number and etag alone.
+    const { etag } = await this.#uploads.uploadPart(this.key, this.uploadId, partNumber, value);
+    return { partNumber: requirePartNumber(partNumber), etag };
   }
 
   abort(): Promise<void> {

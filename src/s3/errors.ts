@@ -1,4 +1,4 @@
-import { BucketCatalogueError, BucketError } from '../bucket';
+import { BucketCatalogueError, BucketError, ChecksumRuleError } from '../bucket';
 
 /** An S3 error: the code and status S3 clients act on, and a message naming what and where. */
 export class S3Error extends Error {
@@ -94,6 +94,9 @@ export function toS3Error(error: unknown): S3Error | null {
     // The runtime's message without its "<operation>: " prefix and "(<code>)" suffix.
     const text = error.message.replace(/^\w+: /, '').replace(/ \(\d+\)$/, '');
     return new S3Error(code, status, text);
+  }
+  if (error instanceof ChecksumRuleError) {
+    return new S3Error(error.reason === 'order' ? 'InvalidPartOrder' : 'InvalidRequest', 400, error.message);
   }
   if (error instanceof BucketCatalogueError) {
     const [code, status] = CATALOGUE_ERRORS[error.code] ?? ['InternalError', 500];

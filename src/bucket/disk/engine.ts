@@ -25,6 +25,7 @@ import {
   type UploadRecord,
   type UploadState,
 } from '../engine';
+import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { openDiskSnapshot } from './snapshot';
 import { WriteQueue, type WriteStep } from './write-queue';
@@ -220,9 +221,11 @@ export class DiskEngine implements StorageEngine {
     );
   }
 
-  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
     this.#checkOpen();
-    return this.#sql.upload.get(uploadId, utf8(key))?.state ?? 'unknown';
+    const row = this.#sql.upload.get(uploadId, utf8(key));
+    if (!row) return null;
+    return row.checksum ? { state: row.state, checksum: JSON.parse(row.checksum) } : { state: row.state };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {

@@ -11,6 +11,7 @@ import type {
   UploadRecord,
   UploadState,
 } from '../engine';
+import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
@@ -177,10 +178,11 @@ export class PostgresEngine implements StorageEngine {
     ]);
   }
 
-  async uploadState(uploadId: string, key: string): Promise<UploadState | 'unknown'> {
+  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
     this.#checkOpen();
-    const [row] = await this.db.rows<[UploadState]>(this.db.pool, sql.uploadState, [this.bucket, uploadId, utf8(key)]);
-    return row?.[0] ?? 'unknown';
+    const [row] = await this.db.rows<[UploadState, string | null]>(this.db.pool, sql.uploadStatus, [this.bucket, uploadId, utf8(key)]);
+    if (!row) return null;
+    return row[1] ? { state: row[0], checksum: JSON.parse(row[1]) } : { state: row[0] };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {

@@ -141,7 +141,7 @@ export const insertUpload = statement(
   `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, 'active', $7)`,
 );
 
-export const uploadState = statement('upload_state', `select state from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
+export const uploadStatus = statement('upload_status', `select state, checksum from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
 
 /** The upload, locked: its parts and state change only under this lock. */
 export const lockUpload = statement(
