@@ -1,5 +1,11 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
-import { CHECKSUM_ALGORITHMS, type ChecksumAlgorithm, type UploadedPart, type UploadInProgress } from '../bucket';
+import {
+  CHECKSUM_ALGORITHMS,
+  type ChecksumAlgorithm,
+  type NamedPartChecksums,
+  type UploadedPart,
+  type UploadInProgress,
+} from '../bucket';
 import { checksumElement, namedChecksum, uploadChecksumOf } from './checksum-headers';
 import { writeConditions } from './conditions';
 import {
@@ -90,27 +96,35 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
         `The range ${range.offset}-${range.offset + range.length - 1} is not within the ${source.size} bytes of the source.`,
       );
     }
+    // An upload created with a checksum algorithm gets the copied part's checksum computed.
     const part = await fromRequest(() =>
-      bucket.resumeMultipartUpload(keyOf(context), uploadIdOf(context)).uploadPart(partNumber, source.body),
+      bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, source.body),
     );
-    return xmlResponse('CopyPartResult', { LastModified: iso(new Date()), ETag: quoted(part.etag) });
+    return xmlResponse('CopyPartResult', {
+      LastModified: iso(new Date()),
+      ETag: quoted(part.etag),
+      ...(part.checksum ? { [checksumElement(part.checksum.algorithm)]: part.checksum.value } : {}),
+    });
   } finally {
     if (!source.bodyUsed) await source.body.cancel();
   }
 }
 
 /**
- * The parts of a CompleteMultipartUpload document, by ascending part number. A part number named
- * again right after itself counts once, with the etag named last (S3 accepts such lists: a client
- * that sent a part twice may name both answers); a lower number after a higher one is
+ * The parts of a CompleteMultipartUpload document, by ascending part number, and the checksums it
+ * names for them (`<ChecksumCRC32>` and so on in a `<Part>`). A part number named again right
+ * after itself counts once, with the etag and checksums named last (S3 accepts such lists: a
+ * client that sent a part twice may name both answers); a lower number after a higher one is
  * InvalidPartOrder.
  */
-function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
+function partsToComplete(document: Record<string, unknown>): { parts: UploadedPart[]; checksums: NamedPartChecksums } {
   const parts = (document.Part ?? []) as unknown[];
   if (parts.length === 0) throw malformedXml('a CompleteMultipartUpload document needs at least one Part.');
   const chosen: UploadedPart[] = [];
+  const checksums = new Map<number, Partial<Record<ChecksumAlgorithm, string>>>();
   for (const [index, part] of parts.entries()) {
-    const { PartNumber, ETag } = (part ?? {}) as { PartNumber?: unknown; ETag?: unknown };
+    const element = (part ?? {}) as Record<string, unknown>;
+    const { PartNumber, ETag } = element;
     if (typeof PartNumber !== 'string' || !/^\s*\d+\s*$/.test(PartNumber) || typeof ETag !== 'string') {
       throw malformedXml(`Part ${index + 1} needs a numeric PartNumber and an ETag.`);
     }
@@ -132,8 +146,16 @@ function partsToComplete(document: Record<string, unknown>): UploadedPart[] {
     }
     if (partNumber === previous) chosen.pop();
     chosen.push({ partNumber, etag: unquoted(ETag) });
+    const named: Partial<Record<ChecksumAlgorithm, string>> = {};
+    for (const algorithm of CHECKSUM_ALGORITHMS) {
+      const value = element[checksumElement(algorithm)];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw malformedXml(`Part ${index + 1} names ${checksumElement(algorithm)} more than once.`);
+      named[algorithm] = value.trim();
+    }
+    checksums.set(partNumber, named);
   }
-  return chosen;
+  return { parts: chosen, checksums };
 }
 
 export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
@@ -144,7 +166,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
     await readSmallBody(bodyOf(context, { checksumHeaders: false }), MAX_DOCUMENT_BYTES),
     'CompleteMultipartUpload',
   );
-  const parts = partsToComplete(document);
+  const { parts, checksums: partChecksums } = partsToComplete(document);
   const checksums: Partial<Record<ChecksumAlgorithm, string>> = {};
   for (const algorithm of CHECKSUM_ALGORITHMS) {
     const value = namedChecksum(headers, algorithm);
@@ -155,6 +177,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
       ...(conditions ? { onlyIf: conditions } : {}),
       repeatable: true,
       checksums,
+      partChecksums,
     }),
   );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');

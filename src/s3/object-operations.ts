@@ -1,6 +1,12 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
 import type { ChecksumClaim, OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
-import { checksumModeEnabled, checksumResponseHeaders } from './checksum-headers';
+import {
+  checksumElements,
+  checksumModeEnabled,
+  checksumResponseHeaders,
+  objectChecksum,
+  requestedAlgorithmOf,
+} from './checksum-headers';
 import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
 import {
   bodyOf,
@@ -69,24 +75,15 @@ function keptChecksumOf(headers: Headers): { sha256: string } | { sha1: string }
   return {};
 }
 
-/**
- * With `x-amz-checksum-mode: ENABLED`, the checksum kept with the object: the one its upload
- * named, else a SHA-256 / SHA-1 the binding kept (a worker's `put` may give one), base64.
- */
+/** With `x-amz-checksum-mode: ENABLED`, the checksum the object answers (see `objectChecksum`). */
 function checksumHeaders(context: S3Context, bucket: OpenBucket, object: StoredObject): Record<string, string> {
   if (!checksumModeEnabled(context.request.headers)) return {};
-  const flexible = bucket.checksumOf(object);
-  if (flexible) return checksumResponseHeaders(flexible);
-  const headers: Record<string, string> = {};
-  const { sha256, sha1 } = object.checksums;
-  if (sha256) headers['x-amz-checksum-sha256'] = Buffer.from(sha256).toString('base64');
-  if (sha1) headers['x-amz-checksum-sha1'] = Buffer.from(sha1).toString('base64');
-  if (sha256 || sha1) headers['x-amz-checksum-type'] = 'FULL_OBJECT';
-  return headers;
+  const checksum = objectChecksum(bucket, object);
+  return checksum ? checksumResponseHeaders(checksum) : {};
 }
 
 /** A read whose conditions failed: 304 with the validators, or the 412 error. */
-function conditionFailed(conditions: Headers, object: StoredObject): S3Response {
+export function conditionFailed(conditions: Headers, object: StoredObject): S3Response {
   const outcome = failedReadCondition(conditions, object);
   if (outcome !== 'not-modified') throw outcome;
   return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
@@ -246,12 +243,18 @@ export async function readCopySource(
   return object;
 }
 
+/**
+ * CopyObject, with S3's checksum rule: the copy gets a checksum of the algorithm
+ * `x-amz-checksum-algorithm` names, else of the source's algorithm when the source has one,
+ * computed over the bytes copied (the copy is one part: a FULL_OBJECT checksum).
+ */
 export async function copyObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const directive = (headers.get('x-amz-metadata-directive') ?? 'COPY').toUpperCase();
   if (directive !== 'COPY' && directive !== 'REPLACE') {
     throw invalidArgument('x-amz-metadata-directive must be COPY or REPLACE.', 'x-amz-metadata-directive', directive);
   }
+  const requested = requestedAlgorithmOf(headers);
   const source = copySourceOf(context);
   const key = keyOf(context);
   if (directive === 'COPY' && source.bucket === context.request.bucket && source.key === key) {
@@ -267,11 +270,17 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
       directive === 'COPY'
         ? { httpMetadata: object.httpMetadata ?? {}, customMetadata: object.customMetadata ?? {} }
         : { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) };
-    stored = await putChecked(bucket, key, object.body, metadata, writeConditions(headers));
+    const algorithm = requested ?? objectChecksum(bucket, object)?.algorithm;
+    const options = algorithm ? { ...metadata, checksum: { algorithm } } : metadata;
+    stored = await putChecked(bucket, key, object.body, options, writeConditions(headers));
   } finally {
     if (!object.bodyUsed) await object.body.cancel();
   }
-  return xmlResponse('CopyObjectResult', { LastModified: iso(stored.uploaded), ETag: stored.httpEtag });
+  return xmlResponse('CopyObjectResult', {
+    LastModified: iso(stored.uploaded),
+    ETag: stored.httpEtag,
+    ...checksumElements(objectChecksum(bucket, stored)),
+  });
 }
 
 export async function deleteObject(context: S3Context): Promise<S3Response> {

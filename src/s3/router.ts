@@ -4,6 +4,7 @@ import * as buckets from './bucket-operations';
 import type { S3Context, S3Response } from './context';
 import { invalidArgument, notImplemented, S3Error } from './errors';
 import * as multipart from './multipart-operations';
+import { getObjectAttributes } from './object-attributes';
 import * as objects from './object-operations';
 import type { S3Request } from './request';
 
@@ -20,6 +21,7 @@ export const OPERATION_NAMES = [
   'ListMultipartUploads',
   'HeadObject',
   'GetObject',
+  'GetObjectAttributes',
   'PutObject',
   'CopyObject',
   'DeleteObject',
@@ -62,7 +64,6 @@ const UNSUPPORTED = [
   'object-lock',
   'retention',
   'legal-hold',
-  'attributes',
   'torrent',
   'restore',
   'select',
@@ -144,6 +145,7 @@ export function route(request: S3Request): Operation {
   switch (method) {
     case 'GET':
       if (params.has('uploadId')) return op('ListParts', multipart.listParts);
+      if (params.has('attributes')) return op('GetObjectAttributes', getObjectAttributes, true);
       return op('GetObject', objects.getObject, true);
     case 'HEAD':
       return op('HeadObject', objects.headObject, true);

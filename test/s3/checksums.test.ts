@@ -193,22 +193,85 @@ describe('multipart uploads', () => {
     expect(listed.Parts).toHaveLength(3);
   });
 
-  test('a part uploaded without the upload\'s checksum makes completion fail, naming the part', async () => {
-    const created = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'missing', ChecksumAlgorithm: 'SHA256' }));
-    const answer = await send('PUT', `/${Bucket}/missing?partNumber=1&uploadId=${created.UploadId}`, 'only part');
-    expect(answer.response.status).toBe(200);
-    const failure = await s3Failure(
-      s3.send(
-        new CompleteMultipartUploadCommand({
-          Bucket,
-          Key: 'missing',
-          UploadId: created.UploadId!,
-          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: answer.response.headers.get('etag')! }] },
-        }),
-      ),
+  test('a part sent without a checksum gets one of the upload\'s algorithm, computed over its bytes, as S3 computes it', async () => {
+    const created = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'computed', ChecksumAlgorithm: 'SHA256' }));
+    const UploadId = created.UploadId!;
+    const etags: string[] = [];
+    for (const [index, part] of parts.entries()) {
+      // Raw requests: the SDK would send a checksum of its own.
+      const answer = await send('PUT', `/${Bucket}/computed?partNumber=${index + 1}&uploadId=${UploadId}`, part.toString());
+      expect(answer.response.status).toBe(200);
+      // The answer echoes only what the client sent.
+      expect(answer.response.headers.get('x-amz-checksum-sha256')).toBeNull();
+      etags.push(answer.response.headers.get('etag')!);
+    }
+    const partSums = parts.map((p) => sha('sha256', p).toString('base64'));
+    const listed = await s3.send(new ListPartsCommand({ Bucket, Key: 'computed', UploadId }));
+    expect(listed.Parts!.map((p) => p.ChecksumSHA256)).toEqual(partSums);
+    // COMPOSITE: the completion must name each part's checksum, as S3 requires.
+    const bare = etags.map((ETag, index) => ({ PartNumber: index + 1, ETag }));
+    const missing = await s3Failure(
+      s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'computed', UploadId, MultipartUpload: { Parts: bare } })),
     );
-    expect(failure).toMatchObject({ name: 'InvalidPart', status: 400 });
-    expect(failure.message).toContain('part 1 was uploaded without one (no checksum)');
+    expect(missing).toMatchObject({ name: 'InvalidRequest', status: 400 });
+    expect(missing.message).toBe(
+      'The upload was created using a SHA256 checksum. The complete request must include the checksum for each part. It was missing for part 1 in the request.',
+    );
+    const named = bare.map((part, index) => ({ ...part, ChecksumSHA256: partSums[index]! }));
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'computed', UploadId, MultipartUpload: { Parts: named } }));
+    expect(done.ChecksumSHA256).toBe(`${sha('sha256', Buffer.concat(parts.map((p) => sha('sha256', p)))).toString('base64')}-3`);
+  });
+
+  test('a FULL_OBJECT upload needs no part checksums on completion, and parts sent without one get theirs computed', async () => {
+    const created = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'full', ChecksumAlgorithm: 'CRC32', ChecksumType: 'FULL_OBJECT' }));
+    const UploadId = created.UploadId!;
+    const named = [];
+    for (const [index, part] of parts.entries()) {
+      const answer = await send('PUT', `/${Bucket}/full?partNumber=${index + 1}&uploadId=${UploadId}`, part.toString());
+      named.push({ PartNumber: index + 1, ETag: answer.response.headers.get('etag')! });
+    }
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'full', UploadId, MultipartUpload: { Parts: named } }));
+    expect(done.ChecksumCRC32).toBe(crc32Of(whole));
+    expect(done.ChecksumType).toBe('FULL_OBJECT');
+  });
+
+  test('a part checksum named on completion must be the one the part was uploaded with (InvalidPart); the upload stays open', async () => {
+    const { uploaded, UploadId } = await uploadWithChecksum('named', 'CRC32C');
+    const swapped = uploaded.map((part, index) => ({ ...part, ChecksumCRC32C: uploaded[(index + 1) % 3]!.ChecksumCRC32C! }));
+    const wrong = await s3Failure(
+      s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'named', UploadId, MultipartUpload: { Parts: swapped } })),
+    );
+    expect(wrong).toMatchObject({ name: 'InvalidPart', status: 400 });
+    expect(wrong.message).toContain(`Part 1 was named with CRC32C checksum ${uploaded[1]!.ChecksumCRC32C}; it was uploaded with CRC32C ${uploaded[0]!.ChecksumCRC32C}.`);
+    // A checksum of another algorithm than the part has is no match either.
+    const other = uploaded.map(({ PartNumber, ETag, ChecksumCRC32C }) => ({ PartNumber, ETag, ChecksumCRC32C, ChecksumCRC32: crc32Of(parts[PartNumber - 1]!) }));
+    const otherFailure = await s3Failure(
+      s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'named', UploadId, MultipartUpload: { Parts: other } })),
+    );
+    expect(otherFailure).toMatchObject({ name: 'InvalidPart', status: 400 });
+    expect(otherFailure.message).toContain('Part 1 was named with CRC32 checksum');
+    const done = await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'named', UploadId, MultipartUpload: { Parts: uploaded } }));
+    expect(done.ChecksumType).toBe('COMPOSITE');
+  });
+
+  test('parts of an upload with a checksum must be numbered from 1 without gaps (InvalidPartOrder), as S3 rules', async () => {
+    const { uploaded, UploadId } = await uploadWithChecksum('gaps', 'SHA1');
+    const failure = await s3Failure(
+      s3.send(new CompleteMultipartUploadCommand({ Bucket, Key: 'gaps', UploadId, MultipartUpload: { Parts: [uploaded[0]!, uploaded[2]!] } })),
+    );
+    expect(failure).toMatchObject({ name: 'InvalidPartOrder', status: 400 });
+    expect(failure.message).toContain('part 3 comes where part 2 should');
+  });
+
+  test('a part checksum of another algorithm than the upload\'s is refused before the part is stored', async () => {
+    const created = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'mismatch', ChecksumAlgorithm: 'SHA256' }));
+    const failure = await s3Failure(
+      s3.send(new UploadPartCommand({ Bucket, Key: 'mismatch', UploadId: created.UploadId!, PartNumber: 1, Body: parts[0], ChecksumAlgorithm: 'CRC32' })),
+    );
+    expect(failure).toMatchObject({ name: 'InvalidRequest', status: 400 });
+    expect(failure.message).toBe('Checksum Type mismatch occurred, expected checksum Type: sha256, actual checksum Type: crc32');
+    const listed = await s3.send(new ListPartsCommand({ Bucket, Key: 'mismatch', UploadId: created.UploadId! }));
+    expect(listed.Parts ?? []).toHaveLength(0);
   });
 
   test('bad algorithm and type pairs are refused on CreateMultipartUpload', async () => {
