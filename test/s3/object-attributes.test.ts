@@ -14,11 +14,13 @@ import {
   type ObjectAttributes,
   type S3Client,
 } from '@aws-sdk/client-s3';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { rawFetch } from './raw-requests';
-import { MIN_PART, s3Failure, startEndpoint, type Endpoint } from './support';
+import { ACCESS_KEY_ID, MIN_PART, s3Failure, SECRET, startEndpoint, type Endpoint } from './support';
 
 let endpoint: Endpoint;
 let s3: S3Client;
@@ -290,5 +292,79 @@ describe('checksums of copies', () => {
     const part = await s3.send(new UploadPartCopyCommand({ Bucket, Key: 'plain', UploadId, PartNumber: 1, CopySource: `${Bucket}/src` }));
     expect(part.CopyPartResult!.ETag).toBe(`"${md5(whole)}"`);
     expect(part.CopyPartResult!.ChecksumSHA256).toBeUndefined();
+  });
+});
+
+/** A Python with boto3 (Debian's python3-boto3 at /usr/bin/python3, or the first python3 on PATH). */
+function boto3Python(): string | undefined {
+  for (const python of ['/usr/bin/python3', 'python3']) {
+    try {
+      execFileSync(python, ['-c', 'import boto3'], { stdio: 'ignore' });
+      return python;
+    } catch {
+      // not this one
+    }
+  }
+  return undefined;
+}
+const python = boto3Python();
+
+// boto3 reads the document with its own model (botocore's), independently of the JavaScript SDK.
+const BOTO3_SCRIPT = `
+import base64, hashlib, json, os, sys
+import boto3
+from botocore.config import Config
+s3 = boto3.client('s3', endpoint_url=os.environ['ENDPOINT'], region_name='auto',
+    aws_access_key_id=os.environ['KEY'], aws_secret_access_key=os.environ['SECRET'],
+    config=Config(s3={'addressing_style': 'path'}))
+b = 'boto'
+s3.create_bucket(Bucket=b)
+body = b'x' * 40
+s3.put_object(Bucket=b, Key='one', Body=body, ChecksumAlgorithm='SHA256')
+one = s3.get_object_attributes(Bucket=b, Key='one', ObjectAttributes=['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'])
+up = s3.create_multipart_upload(Bucket=b, Key='mp', ChecksumAlgorithm='SHA256')
+parts = []
+pieces = [b'A' * 16, b'B' * 16, b'C' * 5]
+for n, piece in enumerate(pieces, 1):
+    sha = base64.b64encode(hashlib.sha256(piece).digest()).decode()
+    r = s3.upload_part(Bucket=b, Key='mp', UploadId=up['UploadId'], PartNumber=n, Body=piece, ChecksumSHA256=sha)
+    parts.append({'PartNumber': n, 'ETag': r['ETag'], 'ChecksumSHA256': r['ChecksumSHA256']})
+s3.complete_multipart_upload(Bucket=b, Key='mp', UploadId=up['UploadId'], MultipartUpload={'Parts': parts})
+mp = s3.get_object_attributes(Bucket=b, Key='mp', ObjectAttributes=['ETag', 'Checksum', 'ObjectParts', 'ObjectSize'], MaxParts=1, PartNumberMarker=1)
+copy = s3.copy_object(Bucket=b, Key='copy', CopySource={'Bucket': b, 'Key': 'one'}, ChecksumAlgorithm='SHA1')
+try:
+    s3.get_object_attributes(Bucket=b, Key='missing', ObjectAttributes=['ETag'])
+    missing = None
+except s3.exceptions.ClientError as e:
+    missing = e.response['Error']['Code']
+for r in (one, mp, copy):
+    r.pop('ResponseMetadata', None)
+print(json.dumps({'one': one, 'mp': mp, 'copy': copy['CopyObjectResult'], 'missing': missing}, default=str))
+`;
+
+describe.skipIf(python === undefined)('boto3 (python3-boto3; skipped when no Python has boto3)', () => {
+  test('GetObjectAttributes and a copy with a checksum algorithm, as boto3 reads them', async () => {
+    // Asynchronously: the endpoint answers from this process.
+    const { stdout: output } = await promisify(execFile)(python!, ['-c', BOTO3_SCRIPT], {
+      env: { ...process.env, ENDPOINT: endpoint.server.url, KEY: ACCESS_KEY_ID, SECRET },
+      encoding: 'utf8',
+    });
+    const { one, mp, copy, missing } = JSON.parse(output);
+    const body = Buffer.alloc(40, 'x');
+    expect(one).toMatchObject({
+      ETag: md5(body),
+      Checksum: { ChecksumSHA256: sha256(body).toString('base64') },
+      StorageClass: 'STANDARD',
+      ObjectSize: 40,
+    });
+    expect(one.ObjectParts).toBeUndefined();
+    const pieces = [Buffer.alloc(16, 'A'), Buffer.alloc(16, 'B'), Buffer.alloc(5, 'C')];
+    expect(mp.ETag).toBe(multipartEtag(pieces));
+    expect(mp.Checksum.ChecksumSHA256).toBe(`${sha256(Buffer.concat(pieces.map(sha256))).toString('base64')}-3`);
+    expect(mp.ObjectSize).toBe(37);
+    expect(mp.ObjectParts).toMatchObject({ TotalPartsCount: 3, PartNumberMarker: 1, NextPartNumberMarker: 2, MaxParts: 1, IsTruncated: true });
+    expect(mp.ObjectParts.Parts).toEqual([{ PartNumber: 2, Size: 16, ChecksumSHA256: sha256(pieces[1]!).toString('base64') }]);
+    expect(copy.ChecksumSHA1).toBe(createHash('sha1').update(body).digest('base64'));
+    expect(missing).toBe('NoSuchKey');
   });
 });
