@@ -2,8 +2,9 @@
 // a new data directory (migrations and the fixtures written) and on a restart over it, as users
 // type it (`npm start`, npm's own start-up included), as it runs (`node scripts/start.mjs`, which
 // checks the bundle is current) and as the bundle alone (`node dist/platform/main.mjs`).
-// Baseline in the same run, measured between the server's starts: the same measurement of plain
-// node serving one request with node:http, the least any Node server can take here.
+// Baselines in the same run, measured between the server's starts: the same measurement of plain
+// node serving one request with node:http, the least any Node server can take here, and of
+// `npm start` running that plain node in an otherwise empty project (npm's own start-up).
 // Targets: `node scripts/start.mjs` within 3x plain node, on a new data directory and on a
 // restart; `npm start` at most 0.1 s more than the bundle started directly.
 import { spawn } from 'node:child_process';
@@ -37,12 +38,12 @@ function npmStart(): Command {
 }
 
 /** Milliseconds from spawning `command` until GET `url` answers 200. */
-async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: (port: number) => string): Promise<number> {
+async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: (port: number) => string, cwd = root): Promise<number> {
   const port = await freePort();
   const started = performance.now();
   const [program, ...args] = command;
   // A process group of its own: npm runs the server in a shell of its own, and the whole group is stopped.
-  const child = spawn(program, args, { cwd: root, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(program, args, { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => void (errors += chunk.toString()));
   try {
@@ -76,7 +77,10 @@ export async function run(): Promise<void> {
     writeFileSync(floorScript, "import http from 'node:http'; http.createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1');\n");
     const quiet = { ...process.env, LOG_LEVEL: 'warn', API_TOKEN: TOKEN };
     const apiUrl = (port: number) => `http://127.0.0.1:${port}/client/v4/zones/${PRO_ZONE}`;
-    const floorStart = () => timeToFirstAnswer([process.execPath, floorScript], quiet, (port) => `http://127.0.0.1:${port}/`);
+    const floorUrl = (port: number) => `http://127.0.0.1:${port}/`;
+    const floorStart = () => timeToFirstAnswer([process.execPath, floorScript], quiet, floorUrl);
+    // npm's own share of `npm start`: the same command in a project whose start script is plain node.
+    writeFileSync(path.join(scratch, 'package.json'), JSON.stringify({ name: 'floor', private: true, scripts: { start: 'node floor.mjs' } }));
 
     // The first start also brings the bundle up to date and fills its compile cache; it is not counted.
     await timeToFirstAnswer(NODE_START, { ...quiet, DATA_DIR: path.join(scratch, 'warm') }, apiUrl);
@@ -90,6 +94,7 @@ export async function run(): Promise<void> {
       ['node dist/platform/main.mjs, restart', BUNDLE_START, []],
     ];
     const floor: number[] = [];
+    const npmFloor: number[] = [];
     console.log(`${availableParallelism()} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the start`);
     for (let i = 0; i < RUNS; i += 1) {
       // Each command starts once on a new data directory of its own, then again over it; plain
@@ -100,9 +105,11 @@ export async function run(): Promise<void> {
         rows[row + 1]![2].push(await timeToFirstAnswer(rows[row + 1]![1]!, env, apiUrl));
         floor.push(await floorStart());
       }
+      npmFloor.push(await timeToFirstAnswer(npm, quiet, floorUrl, scratch));
     }
     console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} at the end`);
     rows.push(['baseline: plain node:http, one route', null, floor]);
+    rows.push(['npm start of that plain node (npm alone)', null, npmFloor]);
     console.log(`server start-up, command to first answered request, median of ${RUNS} (plain node: ${floor.length}; npm start runs ${npm.join(' ')}):`);
     const base = median(floor);
     for (const [label, , values] of rows) {
@@ -112,6 +119,7 @@ export async function run(): Promise<void> {
       );
     }
     const byLabel = (label: string) => median(rows.find(([name]) => name === label)![2]);
+    const npmAlone = median(npmFloor) - base;
     for (const when of ['new data directory', 'restart']) {
       const start = byLabel(`node scripts/start.mjs, ${when}`);
       const npmExtra = byLabel(`npm start, ${when}`) - byLabel(`node dist/platform/main.mjs, ${when}`);
@@ -121,6 +129,10 @@ export async function run(): Promise<void> {
           `npm start adds ${ms(npmExtra)} to the bundle started directly (target <= ${ms(TARGET_NPM_MS)}: ${verdict(npmExtra <= TARGET_NPM_MS)})`,
       );
     }
+    console.log(
+      `npm alone adds ${ms(npmAlone)} to plain node: of what npm start adds, that much is npm's own start-up, ` +
+        `the same for any project; the rest is this project's start script`,
+    );
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -15,7 +15,7 @@ import type { Database } from './schema/tables';
 import { insertSeed, isEmpty } from './seed/insert';
 import { RulesetCaches, rulesetRepository } from './rulesets';
 import { SeededRows } from './seeded-rows';
-import { loadSeedFile } from './seed/load';
+import { checkedSeed } from './seed/checked-seed';
 import type { Repositories, Store } from './store';
 import { createEnvironment } from './transaction/environment';
 import { standaloneExecutor, transactionExecutor, type Executor } from './transaction/executor';
@@ -57,7 +57,7 @@ export async function openKyselyStore(
     await migrateToLatest(db as Kysely<unknown>, engine.location);
     const seedFile = options.seed ?? DEFAULT_SEED_FILE;
     if (seedFile !== false && (await standaloneExecutor(env).read((ctx) => isEmpty(ctx.db)))) {
-      const seed = await loadSeedFile(seedFile);
+      const seed = await checkedSeed(seedFile);
       try {
         // Another process may have seeded meanwhile: insert only if still empty under the seed lock.
         await runInTransaction(env, async (ctx) => {

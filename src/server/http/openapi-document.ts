@@ -17,6 +17,8 @@ export function loadDocument(): Record<string, unknown> {
 /**
  * The document as the validators take it: Ajv's `discriminator` keyword finds each branch by
  * its `const` action and refuses `mapping`, which is only there for docs and generated types.
+ * The examples (a third of the document) go too: they validate nothing, and the validator hands
+ * the whole document to Ajv, which walks every node of it once per route it compiles.
  */
 export function loadValidationDocument(): Record<string, unknown> {
   const document = loadDocument();
@@ -26,11 +28,33 @@ export function loadValidationDocument(): Record<string, unknown> {
     const record = node as Record<string, unknown>;
     const discriminator = record.discriminator as Record<string, unknown> | undefined;
     if (discriminator && typeof discriminator === 'object') delete discriminator.mapping;
+    if (isExampleMap(record.examples)) delete record.examples;
     Object.values(record).forEach(visit);
   };
   visit(document);
+  delete (document.components as Record<string, unknown> | undefined)?.examples;
   wrapDiscriminatedBodies(document);
   return document;
+}
+
+/**
+ * The `examples` of a media type or a parameter: Example Objects (a `value`) or references to
+ * them by name. A schema property that happens to be called `examples` is a schema, and stays.
+ */
+function isExampleMap(node: unknown): boolean {
+  if (node === null || typeof node !== 'object' || Array.isArray(node)) return false;
+  const entries = Object.values(node);
+  return (
+    entries.length > 0 &&
+    entries.every((entry) => {
+      const example = entry as { $ref?: unknown; value?: unknown } | null;
+      return (
+        example !== null &&
+        typeof example === 'object' &&
+        ((typeof example.$ref === 'string' && example.$ref.startsWith('#/components/examples/')) || 'value' in example)
+      );
+    })
+  );
 }
 
 /**

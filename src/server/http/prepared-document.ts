@@ -15,8 +15,13 @@ export async function prepareDocument(): Promise<PreparedDocument> {
     $refParser: { mode: 'bundle' },
   }).load();
   const wording = documentWording(loadDocument());
+  const validatorDocument = JSON.stringify(spec.apiDoc);
+  // The request validator hands Ajv the components only (see patches/README.md).
+  if (validatorDocument.includes('"$ref":"#/paths/')) {
+    throw new Error('The validation document refers into #/paths; the request validator resolves references in #/components only.');
+  }
   return {
-    validatorDocument: JSON.stringify(spec.apiDoc),
+    validatorDocument,
     basePaths: spec.basePaths,
     routes: spec.routes,
     wording: { patterns: [...wording.patterns], tags: [...wording.tags].map(([key, values]) => [key, [...values]]) },
