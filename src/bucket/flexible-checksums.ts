@@ -151,8 +151,7 @@ export function multipartChecksum(
 /**
  * Checks the part checksums a completion request names against those the parts were uploaded
  * with, as S3 does: a named one that differs (or that the part lacks) is InvalidPart. An upload
- * created with an algorithm needs its parts numbered 1, 2, 3, ... and, when COMPOSITE, a checksum
- * of that algorithm named for every part.
+ * created with an algorithm needs its parts numbered 1, 2, 3, ...
  */
 export function checkNamedPartChecksums(
   upload: UploadChecksum | undefined,
@@ -176,11 +175,24 @@ export function checkNamedPartChecksums(
         `One or more of the specified parts could not be found. Part ${part.partNumber} was named with ${algorithm.toUpperCase()} checksum ${value}; it was uploaded with ${kept}.`,
       );
     }
-    if (upload?.type === 'COMPOSITE' && values[upload.algorithm] === undefined) {
-      throw new ChecksumRuleError(
-        'missing',
-        `The upload was created using a ${upload.algorithm.toUpperCase()} checksum. The complete request must include the checksum for each part. It was missing for part ${part.partNumber} in the request.`,
-      );
-    }
+  }
+}
+
+/**
+ * A COMPOSITE upload's completion must name every part's checksum, as S3 requires (checked after
+ * the whole-object checksum, so a wrong one of those is BadDigest first).
+ */
+export function requirePartChecksums(
+  upload: UploadChecksum | undefined,
+  parts: { partNumber: number }[],
+  named: NamedPartChecksums | undefined,
+): void {
+  if (upload?.type !== 'COMPOSITE') return;
+  const missing = parts.find((part) => named?.get(part.partNumber)?.[upload.algorithm] === undefined);
+  if (missing) {
+    throw new ChecksumRuleError(
+      'missing',
+      `The upload was created using a ${upload.algorithm.toUpperCase()} checksum. The complete request must include the checksum for each part. It was missing for part ${missing.partNumber} in the request.`,
+    );
   }
 }

@@ -6,6 +6,7 @@ import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRe
 import {
   checkNamedPartChecksums,
   multipartChecksum,
+  requirePartChecksums,
   newDigest,
   type ChecksumAlgorithm,
   type ChecksumClaim,
@@ -125,6 +126,7 @@ export class UploadOperations {
           assembly.parts,
           options.checksums?.[upload.checksum.algorithm],
         );
+      requirePartChecksums(upload.checksum, assembly.parts, options.partChecksums);
       return {
         record: {
           key: k,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { crc32 } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { FixedLengthStream, type MultipartUpload, type OpenBucket, type UploadedPart } from '../../src/bucket';
 import { eachEngine, expectBucketError, OUR_ENGINES, test } from './engines';
@@ -301,7 +302,9 @@ eachEngine(({ open, openTwo }) => {
         texts.map((text) => ({ algorithm: 'sha256', value: sha256(text).toString('base64') })),
       );
       const composite = `${createHash('sha256').update(Buffer.concat(texts.map(sha256))).digest('base64')}-3`;
-      const object = (await writer.completeUpload('sums', created.uploadId, parts, { checksums: { sha256: composite } }))!;
+      // A COMPOSITE upload's completion names each part's checksum, as S3 requires.
+      const partChecksums = new Map(texts.map((text, index) => [index + 1, { sha256: sha256(text).toString('base64') }]));
+      const object = (await writer.completeUpload('sums', created.uploadId, parts, { checksums: { sha256: composite }, partChecksums }))!;
       expect(writer.checksumOf(object)).toEqual({
         algorithm: 'sha256',
         type: 'COMPOSITE',
@@ -313,6 +316,32 @@ eachEngine(({ open, openTwo }) => {
       const read = (await reader.head('sums'))!;
       expect(reader.checksumOf(read)?.value).toBe(composite);
       expect((await reader.getPart('sums', 2))!.checksum).toEqual({ algorithm: 'sha256', type: 'COMPOSITE', value: sha256('b'.repeat(MIN)).toString('base64') });
+    });
+
+    test('a part sent without a checksum to an upload with an algorithm gets one computed; the binding\'s answer stays bare', async () => {
+      const bucket = bucketAt();
+      const created = await bucket.createUpload('sums', { checksum: { algorithm: 'crc32', type: 'FULL_OBJECT' } });
+      const viaBinding = await bucket.resumeMultipartUpload('sums', created.uploadId).uploadPart(1, 'x'.repeat(MIN));
+      expect(Object.keys(viaBinding).sort()).toEqual(['etag', 'partNumber']);
+      const viaOwner = await bucket.uploadPartWith('sums', created.uploadId, 2, 'tail');
+      const crc = (text: string) => {
+        const out = Buffer.alloc(4);
+        out.writeUInt32BE(crc32(text));
+        return out.toString('base64');
+      };
+      expect(viaOwner.checksum).toEqual({ algorithm: 'crc32', value: crc('tail') });
+      expect((await bucket.listParts('sums', created.uploadId)).parts.map((p) => p.checksum?.value)).toEqual([crc('x'.repeat(MIN)), crc('tail')]);
+      const object = (await bucket.completeUpload('sums', created.uploadId, [viaBinding, viaOwner]))!;
+      expect(bucket.checksumOf(object)?.value).toBe(crc(`${'x'.repeat(MIN)}tail`));
+    });
+
+    test('a part checksum of another algorithm than the upload\'s is refused before anything is stored', async () => {
+      const bucket = bucketAt();
+      const created = await bucket.createUpload('sums', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
+      await expect(
+        bucket.uploadPartWith('sums', created.uploadId, 1, 'only', { algorithm: 'sha1', value: () => createHash('sha1').update('only').digest('base64') }),
+      ).rejects.toMatchObject({ name: 'ChecksumRuleError', reason: 'mismatch' });
+      expect((await bucket.listParts('sums', created.uploadId)).parts).toHaveLength(0);
     });
 
     test('a completion naming another whole-object checksum fails (10037) and leaves the upload open', async () => {
