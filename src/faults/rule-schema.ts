@@ -83,66 +83,77 @@ function text(what: string, max = 200) {
   return z.string({ error }).min(1, { error }).max(max, { error });
 }
 
-const common = {
-  name: text('a name of 1 to 100 characters', 100).optional(),
-  status: wholeNumber(400, 599, 'an error status from 400 to 599').optional(),
-  retryAfter: wholeNumber(0, MAX_RETRY_AFTER, `a whole number of seconds from 0 to ${MAX_RETRY_AFTER}`).optional(),
-  delayMs: wholeNumber(0, MAX_DELAY_MS, `a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`).optional(),
-  drop: z.enum(DROP_POINTS, { error: (issue) => `must be ${DROP_POINTS.join(' or ')}, not ${shown(issue.input)}` }).optional(),
-  first: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of requests, at least 1').optional(),
-  probability: z
-    .number({ error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
-    .min(0, { error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
-    .max(1, { error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
-    .optional(),
-  seed: wholeNumber(0, 2 ** 32 - 1, 'a whole number from 0 to 4294967295').optional(),
-};
+/**
+ * The rules' schemas, built when a first rule is checked: most starts have no rule, and building
+ * them is a measurable share of a start.
+ */
+function buildRuleSchemas() {
+  const common = {
+    name: text('a name of 1 to 100 characters', 100).optional(),
+    status: wholeNumber(400, 599, 'an error status from 400 to 599').optional(),
+    retryAfter: wholeNumber(0, MAX_RETRY_AFTER, `a whole number of seconds from 0 to ${MAX_RETRY_AFTER}`).optional(),
+    delayMs: wholeNumber(0, MAX_DELAY_MS, `a whole number of milliseconds from 0 to ${MAX_DELAY_MS}`).optional(),
+    drop: z.enum(DROP_POINTS, { error: (issue) => `must be ${DROP_POINTS.join(' or ')}, not ${shown(issue.input)}` }).optional(),
+    first: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number of requests, at least 1').optional(),
+    probability: z
+      .number({ error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
+      .min(0, { error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
+      .max(1, { error: (issue) => `must be a number from 0 to 1, not ${shown(issue.input)}` })
+      .optional(),
+    seed: wholeNumber(0, 2 ** 32 - 1, 'a whole number from 0 to 4294967295').optional(),
+  };
 
-const method = z
-  .string({ error: (issue) => `must be one of ${METHODS.join(', ')}, not ${shown(issue.input)}` })
-  .transform((value) => value.toUpperCase())
-  .refine((value) => (METHODS as readonly string[]).includes(value), { error: (issue) => `must be one of ${METHODS.join(', ')}, not ${shown(issue.input)}` });
+  const method = z
+    .string({ error: (issue) => `must be one of ${METHODS.join(', ')}, not ${shown(issue.input)}` })
+    .transform((value) => value.toUpperCase())
+    .refine((value) => (METHODS as readonly string[]).includes(value), { error: (issue) => `must be one of ${METHODS.join(', ')}, not ${shown(issue.input)}` });
 
-const apiRule = z.strictObject({
-  ...common,
-  match: z
-    .strictObject({
-      operationId: text('an operationId of the API document').optional(),
-      method: method.optional(),
-      path: text('a path under /client/v4 such as /zones/*/rulesets', 2000)
-        .refine((value) => value.startsWith('/'), { error: (issue) => `must start with "/", not ${shown(issue.input)}` })
-        .optional(),
-    })
-    .optional(),
-  errors: z
-    .array(
-      z.strictObject({
-        code: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number, at least 1'),
-        message: text('a message of 1 to 1000 characters', 1000),
-      }),
-      { error: (issue) => `must be a list of {code, message}, not ${shown(issue.input)}` },
-    )
-    .min(1, { error: 'must list at least one {code, message}' })
-    .optional(),
-});
+  const apiRule = z.strictObject({
+    ...common,
+    match: z
+      .strictObject({
+        operationId: text('an operationId of the API document').optional(),
+        method: method.optional(),
+        path: text('a path under /client/v4 such as /zones/*/rulesets', 2000)
+          .refine((value) => value.startsWith('/'), { error: (issue) => `must start with "/", not ${shown(issue.input)}` })
+          .optional(),
+      })
+      .optional(),
+    errors: z
+      .array(
+        z.strictObject({
+          code: wholeNumber(1, Number.MAX_SAFE_INTEGER, 'a whole number, at least 1'),
+          message: text('a message of 1 to 1000 characters', 1000),
+        }),
+        { error: (issue) => `must be a list of {code, message}, not ${shown(issue.input)}` },
+      )
+      .min(1, { error: 'must list at least one {code, message}' })
+      .optional(),
+  });
 
-const s3Rule = z.strictObject({
-  ...common,
-  match: z
-    .strictObject({
-      operation: text('an S3 operation name such as PutObject').optional(),
-      bucket: text('a bucket name', 63).optional(),
-    })
-    .optional(),
-  code: z
-    .string({ error: (issue) => `must be an S3 error code such as SlowDown, not ${shown(issue.input)}` })
-    .regex(/^[A-Za-z]{1,64}$/, { error: (issue) => `must be an S3 error code such as SlowDown, not ${shown(issue.input)}` })
-    .optional(),
-  message: text('a message of 1 to 1000 characters', 1000).optional(),
-});
+  const s3Rule = z.strictObject({
+    ...common,
+    match: z
+      .strictObject({
+        operation: text('an S3 operation name such as PutObject').optional(),
+        bucket: text('a bucket name', 63).optional(),
+      })
+      .optional(),
+    code: z
+      .string({ error: (issue) => `must be an S3 error code such as SlowDown, not ${shown(issue.input)}` })
+      .regex(/^[A-Za-z]{1,64}$/, { error: (issue) => `must be an S3 error code such as SlowDown, not ${shown(issue.input)}` })
+      .optional(),
+    message: text('a message of 1 to 1000 characters', 1000).optional(),
+  });
 
-type ApiRuleInput = z.output<typeof apiRule>;
-type S3RuleInput = z.output<typeof s3Rule>;
+  return { apiRule, s3Rule };
+}
+
+let builtSchemas: ReturnType<typeof buildRuleSchemas> | undefined;
+const ruleSchemas = () => (builtSchemas ??= buildRuleSchemas());
+
+type ApiRuleInput = z.output<ReturnType<typeof buildRuleSchemas>['apiRule']>;
+type S3RuleInput = z.output<ReturnType<typeof buildRuleSchemas>['s3Rule']>;
 
 const FIELDS: Record<Face, string> = {
   api: 'name, match, status, retryAfter, errors, delayMs, drop, first, probability, seed',
@@ -157,6 +168,7 @@ function placeOf(path: readonly PropertyKey[]): string {
 /** The problems of one rule, each worded `field message`, plus its compiled form when it has none. */
 function checkRule(raw: unknown, face: Face, catalogue: RuleCatalogue): { problems: string[]; rule?: Omit<FaultRule, 'name'> & { name?: string } } {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return { problems: [`must be an object with fields ${FIELDS[face]}, not ${shown(raw)}`] };
+  const { apiRule, s3Rule } = ruleSchemas();
   const parsed = (face === 'api' ? apiRule : s3Rule).safeParse(raw);
   if (!parsed.success) {
     return {
