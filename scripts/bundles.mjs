@@ -84,48 +84,41 @@ await import('./${name}.mjs');
  * computed now by the same function, built apart for the purpose and run.
  */
 async function prepareDocument(build) {
-  mkdirSync(path.join(root, 'dist'), { recursive: true });
-  const script = path.join(root, 'dist', `prepare-document.${process.pid}.mjs`);
-  await build({
-    stdin: { contents: "export { prepareDocument } from './src/server/http/prepared-document';", resolveDir: root, loader: 'ts' },
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  try {
-    return await (await import(pathToFileURL(script).href)).prepareDocument();
-  } finally {
-    rmSync(script, { force: true });
-  }
+  return withSources(build, 'prepare-document', "export { prepareDocument } from './src/server/http/prepared-document';", (sources) =>
+    sources.prepareDocument(),
+  );
 }
 
 /** The project's seed file checked as the store checks it (src/store/seed/load.ts): see prebuilt-seed.ts. */
 async function prepareSeed(build) {
-  mkdirSync(path.join(root, 'dist'), { recursive: true });
-  const script = path.join(root, 'dist', `prepare-seed.${process.pid}.mjs`);
-  await build({
-    stdin: {
-      contents: "export { loadSeedFile } from './src/store/seed/load'; export { DEFAULT_SEED_FILE } from './src/store/open-store';",
-      resolveDir: root,
-      loader: 'ts',
-    },
-    outfile: script,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    logLevel: 'warning',
-  });
-  try {
-    const { loadSeedFile, DEFAULT_SEED_FILE } = await import(pathToFileURL(script).href);
+  const exports = "export { loadSeedFile } from './src/store/seed/load'; export { DEFAULT_SEED_FILE } from './src/store/open-store';";
+  return withSources(build, 'prepare-seed', exports, async ({ loadSeedFile, DEFAULT_SEED_FILE }) => {
     const text = readFileSync(DEFAULT_SEED_FILE, 'utf8');
     const checked = JSON.stringify(await loadSeedFile(DEFAULT_SEED_FILE));
     const sha256 = createHash('sha256').update(text).digest('hex');
     // The text itself when the check kept it as it is (the usual case): nothing more to carry.
     return checked === JSON.stringify(JSON.parse(text)) ? { sha256 } : { sha256, seed: checked };
+  });
+}
+
+/**
+ * Runs `use` on the exports of a module of the sources (`exports`, TypeScript), built apart for
+ * the purpose, its dependencies left to node_modules, and removed afterwards.
+ */
+async function withSources(build, name, exports, use) {
+  mkdirSync(path.join(root, 'dist'), { recursive: true });
+  const script = path.join(root, 'dist', `${name}.${process.pid}.mjs`);
+  await build({
+    stdin: { contents: exports, resolveDir: root, loader: 'ts' },
+    outfile: script,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    logLevel: 'warning',
+  });
+  try {
+    return await use(await import(pathToFileURL(script).href));
   } finally {
     rmSync(script, { force: true });
   }
