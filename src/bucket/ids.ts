@@ -5,8 +5,8 @@ const POOL_BYTES = 4096;
 let pool = Buffer.alloc(0);
 let used = POOL_BYTES;
 
-/** `count` fresh bytes of the cryptographic generator, never handed out twice. */
-export function randomId(count: number): Buffer {
+/** `count` fresh bytes of the cryptographic generator, never handed out twice; a view to read at once, not to keep. */
+function randomId(count: number): Buffer {
   if (used + count > pool.byteLength) {
     pool = randomBytes(POOL_BYTES);
     used = 0;
