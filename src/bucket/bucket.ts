@@ -22,7 +22,7 @@ import { newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
-import { noSuchPart } from './errors';
+import { noSuchPart, storing } from './errors';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry } from './object-expiry';
@@ -187,7 +187,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
       customMetadata,
       checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
     };
-    if (!(await this.#engine.put(record, staged, allow))) return null;
+    if (!(await storing('put', () => this.#engine.put(record, staged, allow)))) return null;
     return new StoredObjectResult(record, record);
   }
 

@@ -102,6 +102,20 @@ export type Assemble = (
   current: ObjectRecord | null,
 ) => { record: ObjectRecord; partNumbers: number[] } | { kept: ObjectRecord } | null;
 
+/**
+ * The engine's storage was deleted (its bucket deleted elsewhere) before a write could store
+ * anything: nothing was stored. An engine shared with a catalogue that deletes buckets rejects a
+ * write with this rather than store what no one could read; the runtime answers it as the
+ * binding's "no such bucket" (10006).
+ */
+export class StorageDeletedError extends Error {
+  override readonly name = 'StorageDeletedError';
+
+  constructor(readonly storage: string) {
+    super(`The bucket whose storage is ${storage} was deleted; nothing was stored.`);
+  }
+}
+
 export interface StorageEngine {
   /**
    * Receives the chunks for a later `put` or `putPart`, which makes them durable with the record
@@ -125,7 +139,7 @@ export interface StorageEngine {
   /**
    * Atomically: when `allow` accepts the current object (or its absence), stores the record with
    * the staged bytes, replacing the previous object. False otherwise, and the staged bytes are
-   * discarded (as they are when this rejects).
+   * discarded (as they are when this rejects, e.g. with `StorageDeletedError`).
    */
   put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean>;
   /** Deletes the keys atomically; missing keys are ignored. */
@@ -136,6 +150,7 @@ export interface StorageEngine {
    */
   list<T>(page: () => PageBuilder<T>): Promise<T>;
 
+  /** Creates an active upload; rejects with `StorageDeletedError` when the storage was deleted. */
   createUpload(upload: UploadRecord): Promise<void>;
   /**
    * The state of an upload of `key` and the S3 checksum it was created with, or null when there is

@@ -2,6 +2,7 @@
  * Storage errors of the bucket binding. Messages follow the platform: `"<operation>: <text> (<code>)"`,
  * with the numeric code also on `code`. Argument mistakes are plain `TypeError` / `RangeError`.
  */
+import { StorageDeletedError } from './engine';
 
 /** Operation names as they appear at the start of error messages. */
 export type BucketAction =
@@ -50,6 +51,7 @@ export class BucketError extends Error {
 
 export const ErrorCode = {
   internal: 10001,
+  noSuchBucket: 10006,
   entityTooSmall: 10011,
   metadataTooLarge: 10012,
   invalidObjectName: 10020,
@@ -61,6 +63,20 @@ export const ErrorCode = {
   badUpload: 10048,
   entityTooLarge: 100100,
 } as const;
+
+/** The bucket was deleted while the call was on its way (see `StorageDeletedError`). */
+export const noSuchBucket = (action: BucketAction) =>
+  new BucketError(action, ErrorCode.noSuchBucket, 'The specified bucket does not exist.');
+
+/** Runs a write of an engine: a storage deleted meanwhile is the binding's "no such bucket". */
+export async function storing<T>(action: BucketAction, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof StorageDeletedError) throw noSuchBucket(action);
+    throw error;
+  }
+}
 
 export const invalidObjectName = (action: BucketAction) =>
   new BucketError(action, ErrorCode.invalidObjectName, 'The specified object name is not valid.');

@@ -101,6 +101,7 @@ export type {
   StorageEngine,
   UploadRecord,
 } from './engine';
+export { StorageDeletedError } from './engine';
 export {
   grantRefusal,
   issueTemporaryCredentials,

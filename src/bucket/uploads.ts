@@ -13,7 +13,7 @@ import {
   type UploadChecksum,
 } from './flexible-checksums';
 import type { CompleteOptions } from './owner-calls';
-import { ChecksumRuleError, noSuchUpload, unknownUpload } from './errors';
+import { ChecksumRuleError, noSuchUpload, storing, unknownUpload } from './errors';
 import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
@@ -41,7 +41,7 @@ export class UploadOperations {
     const uploadId = newUploadId();
     const upload: UploadRecord = { uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata };
     if (checksum) upload.checksum = { algorithm: checksum.algorithm, type: checksum.type };
-    await this.engine.createUpload(upload);
+    await storing('createMultipartUpload', () => this.engine.createUpload(upload));
     return new UploadHandle(this, k, uploadId);
   }
 
@@ -111,7 +111,8 @@ export class UploadOperations {
     const k = requireKey(key, 'completeMultipartUpload');
     const condition = parseCondition(options.onlyIf);
     await this.expire();
-    const record = await this.engine.completeUpload(uploadId, k, (upload, stored, current) => {
+    // A bucket with an active upload is never deleted; should the engine find its storage gone all the same, that is 10006.
+    const record = await storing('completeMultipartUpload', () => this.engine.completeUpload(uploadId, k, (upload, stored, current) => {
       if (!upload) throw unknownUpload('completeMultipartUpload');
       if (upload.state === 'completed' && options.repeatable && current && sameAssembly(current, named)) {
         return { kept: current };
@@ -140,7 +141,7 @@ export class UploadOperations {
         },
         partNumbers: assembly.parts.map((part) => part.partNumber),
       };
-    });
+    }));
     return record && new StoredObjectResult(record, record);
   }
 

@@ -64,6 +64,7 @@ export const notImplemented = (what: string) =>
 /** Storage codes of the bucket runtime, as S3 names them. */
 const BUCKET_ERRORS: Record<number, [code: string, status: number]> = {
   10001: ['NoSuchUpload', 404],
+  10006: ['NoSuchBucket', 404],
   10011: ['EntityTooSmall', 400],
   10012: ['MetadataTooLarge', 400],
   10020: ['KeyTooLongError', 400],

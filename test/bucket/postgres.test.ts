@@ -302,6 +302,7 @@ describe('schema and connection', () => {
       { name: '0001_initial' },
       { name: '0002_catalogue' },
       { name: '0003_flexible_checksums' },
+      { name: '0004_deleted_storages' },
     ]);
   });
 

@@ -134,6 +134,9 @@ export class PostgresCatalogueStorage implements CatalogueStorage {
       );
       if (used.rows.length > 0) return 'not-empty';
       await client.query(`delete from ${BUCKETS} where account = $1 and name = $2`, [account, name]);
+      // Writes that found the storage before this commit and insert after it refuse it (see
+      // migrations/0004-deleted-storages.ts): they wait for this commit, and then see this row.
+      await client.query('insert into bucket_storage.deleted_storages (storage, deleted_at) values ($1, $2)', [storage, Date.now()]);
       // What the bucket leaves: ended uploads, their parts' bytes (reclaimed by the sweep), its last look for expired objects.
       await client.query(
         `with gone as (delete from bucket_storage.parts where bucket = $1 returning body)

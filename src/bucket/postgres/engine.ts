@@ -11,6 +11,7 @@ import type {
   UploadRecord,
   UploadState,
 } from '../engine';
+import { StorageDeletedError } from '../engine';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
@@ -42,8 +43,11 @@ type NewBody = { small: Buffer | null } | { bodies: number[]; sizes: number[] };
 
 /** An object as a write finds it: its metadata and bodies. */
 type CurrentRow = [...ObjectColumns, bodies: number[] | null];
-/** Whether an object was stored where there was none, and if not, the one there (nulls: none seen). */
-type InsertOutcome = [inserted: boolean, ...row: CurrentRow | null[]];
+/**
+ * Whether an object was stored where there was none, whether the bucket was deleted (then nothing
+ * was), and if not stored, the one there (nulls: none seen).
+ */
+type InsertOutcome = [inserted: boolean, deleted: boolean, ...row: CurrentRow | null[]];
 type ReadRow = [...ObjectColumns, ...BodyColumns];
 
 const utf8 = (key: string) => Buffer.from(key, 'utf8');
@@ -167,7 +171,7 @@ export class PostgresEngine implements StorageEngine {
 
   async createUpload(upload: UploadRecord): Promise<void> {
     this.#checkOpen();
-    await this.db.rows(this.db.pool, sql.insertUpload, [
+    const created = await this.db.rows(this.db.pool, sql.insertUpload, [
       this.bucket,
       upload.uploadId,
       utf8(upload.key),
@@ -176,6 +180,7 @@ export class PostgresEngine implements StorageEngine {
       JSON.stringify(upload.customMetadata),
       upload.checksum ? JSON.stringify(upload.checksum) : null,
     ]);
+    if (created.length === 0) throw new StorageDeletedError(this.bucket);
   }
 
   async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
@@ -296,7 +301,8 @@ export class PostgresEngine implements StorageEngine {
    * Stores `record` when `allow` accepts the object it replaces (or its absence): a
    * compare-and-set on the current version, tried again when another write came between the
    * read and the write. On `target` (the pool: each statement its own; or the transaction of a
-   * body being stored).
+   * body being stored). Rejects with `StorageDeletedError` when the bucket was deleted: the object
+   * it would have created could never be read.
    */
   async #write(target: Target, record: ObjectRecord, body: NewBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean> {
     const key = utf8(record.key);
@@ -321,11 +327,12 @@ export class PostgresEngine implements StorageEngine {
     for (let attempt = 1; ; attempt++) {
       let current: CurrentRow | undefined;
       if (absentAllowed) {
-        const [inserted, ...present] =
+        const [inserted, deleted, ...present] =
           attempt === 1 && target === this.db.pool && 'small' in body
             ? await this.#newObjects.submit(columns)
             : ((await this.db.rows(target, sql.insertObject, columns))[0] as InsertOutcome);
         if (inserted) return true;
+        if (deleted) throw new StorageDeletedError(this.bucket);
         // Not stored, yet no object seen: another write created it after the statement's snapshot.
         if (present[0] === null) continue;
         current = present as CurrentRow;

@@ -4,6 +4,7 @@ import { BucketSchemaTooNewError } from './errors';
 import { initialSchema } from './migrations/0001-initial';
 import { catalogueSchema } from './migrations/0002-catalogue';
 import { flexibleChecksums } from './migrations/0003-flexible-checksums';
+import { deletedStorages } from './migrations/0004-deleted-storages';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
 export const SCHEMA = 'bucket_storage';
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, string> = {
   '0001_initial': initialSchema,
   '0002_catalogue': catalogueSchema,
   '0003_flexible_checksums': flexibleChecksums,
+  '0004_deleted_storages': deletedStorages,
 };
 
 const MIGRATION_TABLE = 'migration';

@@ -10,6 +10,16 @@ const UPLOADS = 'bucket_storage.uploads';
 const PARTS = 'bucket_storage.parts';
 const CHUNKS = 'bucket_storage.chunks';
 const DROPPED = 'bucket_storage.dropped_bodies';
+const DELETED = 'bucket_storage.deleted_storages';
+
+/**
+ * Whether the bucket `$1` was deleted (see migrations/0004-deleted-storages.ts). A statement that
+ * creates rows under `$1` tests this in itself, so the test and the insert see the same commits,
+ * and a deletion never slips between them: the deletion holds `objects` and `uploads` in SHARE
+ * mode until it commits, so an insert into them waits for that commit; and at READ COMMITTED a
+ * statement takes its snapshot once it holds its locks, so it sees the deletion it waited for.
+ */
+const STORAGE_DELETED = `exists (select 1 from ${DELETED} where storage = $1)`;
 
 /** An object's metadata columns, read as arrays in this order (see `ObjectColumns`). */
 const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
@@ -50,41 +60,48 @@ export const lockCurrent = statement(
 );
 
 /**
- * Stores an object where there is none, in one round trip: answers whether it did and, when it
- * did not, the object in its place (as the statement's snapshot saw it: none when another write
- * created it meanwhile).
+ * Stores an object where there is none, in one round trip: answers whether it did, whether the
+ * bucket was deleted (then nothing is stored) and, when it did not store it, the object in its
+ * place (as the statement's snapshot saw it: none when another write created it meanwhile).
  */
 export const insertObject = statement(
   'insert_object',
-  `with inserted as (
+  `with deleted as (
+     select ${STORAGE_DELETED} as deleted
+   ), inserted as (
      insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
+     select $1::text, $2::bytea, $3::text, $4::bigint, $5::text, $6::bigint, $7::text, $8::text, $9::text, $10::bytea, $11::bigint[], $12::bigint[]
+     from deleted where not deleted
      on conflict do nothing
      returning 1
    )
-   select exists (select 1 from inserted), present.*
-   from (select 1) as one
+   select exists (select 1 from inserted), deleted.deleted, present.*
+   from deleted
    left join lateral (select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2) as present on true`,
 );
 
 /**
  * `insertObject` for many small objects at once (arrays `$2`..`$9`, the small bodies `$10`): per
- * object, in order, whether it was stored and, when not, the object in its place as the
- * statement's snapshot saw it.
+ * object, in order, whether it was stored, whether the bucket was deleted and, when it was not
+ * stored, the object in its place as the statement's snapshot saw it.
  */
 export const insertObjects = statement(
   'insert_objects',
   `with input as (
      select * from unnest($2::bytea[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::bytea[])
        with ordinality as i(key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, n)
+   ), deleted as (
+     select ${STORAGE_DELETED} as deleted
    ), inserted as (
      insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body)
-     select $1, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body from input order by n
+     select $1, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body
+     from input, deleted where not deleted.deleted order by n
      on conflict do nothing
      returning version
    )
-   select exists (select 1 from inserted where inserted.version = input.version), present.*
+   select exists (select 1 from inserted where inserted.version = input.version), deleted.deleted, present.*
    from input
+   cross join deleted
    left join lateral (select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = input.key) as present on true
    order by input.n`,
 );
@@ -136,9 +153,13 @@ export const scanBetween = statement(
   `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key >= $2 and key < $3 order by key limit $4`,
 );
 
+/** Creates an upload; no row when the bucket was deleted (then nothing is stored). */
 export const insertUpload = statement(
   'insert_upload',
-  `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS}) values ($1, $2, $3, $4, $5, $6, 'active', $7)`,
+  `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS})
+   select $1::text, $2::text, $3::bytea, $4::bigint, $5::text, $6::text, 'active', $7::text
+   where not ${STORAGE_DELETED}
+   returning 1`,
 );
 
 export const uploadStatus = statement('upload_status', `select state, checksum from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
@@ -149,7 +170,11 @@ export const lockUpload = statement(
   `select ${UPLOAD_COLUMNS} from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3 for update`,
 );
 
-/** Stores or replaces a part (under the upload's lock), dropping the body of the part replaced. */
+/**
+ * Stores or replaces a part (under the upload's lock), dropping the body of the part replaced.
+ * The active upload it needs is its guard against a deletion: a bucket with one is not deleted,
+ * and an upload is ended or deleted only under the same lock.
+ */
 export const putPart = statement(
   'put_part',
   `with previous as (
@@ -277,11 +302,13 @@ export const sweepDropped = statement(
 
 /**
  * Claims the minute's look for expired objects of a bucket: a row when this instance is the one
- * to look (none looked since `$2 - $3`), none when another did.
+ * to look (none looked since `$2 - $3`), none when another did, or when the bucket was deleted
+ * (an instance still holding its engine adds no row for it).
  */
 export const claimExpirySweep = statement(
   'claim_expiry_sweep',
-  `insert into bucket_storage.object_sweeps as sweep (bucket, last_at) values ($1, $2)
+  `insert into bucket_storage.object_sweeps as sweep (bucket, last_at)
+   select $1::text, $2::bigint where not ${STORAGE_DELETED}
    on conflict (bucket) do update set last_at = excluded.last_at where sweep.last_at <= $2 - $3
    returning 1`,
 );

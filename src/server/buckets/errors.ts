@@ -6,8 +6,11 @@ import { BucketCatalogueError, BucketError, isConditionalHeaderRefusal } from '.
 import { ApiError, Codes } from '../http/errors';
 
 const CATALOGUE_STATUS: Record<number, number> = { 10004: 409, 10005: 400, 10006: 404, 10008: 409 };
-/** Runtime codes (storage errors) whose cause is the request: 400, or 413 for a body too large. */
-const RUNTIME_STATUS: Record<number, number> = { 10012: 400, 10020: 400, 10022: 400, 10037: 400, 10039: 416, 100100: 413 };
+/**
+ * Runtime codes (storage errors) whose cause is the request: 400, 413 for a body too large, 404
+ * for a bucket deleted while the request was on its way.
+ */
+const RUNTIME_STATUS: Record<number, number> = { 10006: 404, 10012: 400, 10020: 400, 10022: 400, 10037: 400, 10039: 416, 100100: 413 };
 
 export const BucketCodes = { noSuchKey: 10007, noCorsPolicy: 10059 } as const;
 
