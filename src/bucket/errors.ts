@@ -1,8 +1,9 @@
 /**
  * Storage errors of the bucket binding. Messages follow the platform: `"<operation>: <text> (<code>)"`,
  * with the numeric code also on `code`. Argument mistakes are plain `TypeError` / `RangeError`.
+ * Engines report a storage deleted under a write with `StorageDeletedError`, which the runtime
+ * answers as one of these.
  */
-import { StorageDeletedError } from './engine';
 
 /** Operation names as they appear at the start of error messages. */
 export type BucketAction =
@@ -63,6 +64,20 @@ export const ErrorCode = {
   badUpload: 10048,
   entityTooLarge: 100100,
 } as const;
+
+/**
+ * The engine's storage was deleted (its bucket deleted elsewhere) before a write could store
+ * anything: nothing was stored. An engine shared with a catalogue that deletes buckets rejects a
+ * write with this rather than store what no one could read; the runtime answers it as the
+ * binding's "no such bucket" (10006).
+ */
+export class StorageDeletedError extends Error {
+  override readonly name = 'StorageDeletedError';
+
+  constructor(readonly storage: string) {
+    super(`The bucket whose storage is ${storage} was deleted; nothing was stored.`);
+  }
+}
 
 /** The bucket was deleted while the call was on its way (see `StorageDeletedError`). */
 export const noSuchBucket = (action: BucketAction) =>

@@ -68,7 +68,7 @@ export {
   type LifecycleRule,
   type LifecycleSource,
 } from './lifecycle';
-export { BucketError, ChecksumRuleError, ErrorCode, isConditionalHeaderRefusal, type BucketAction } from './errors';
+export { BucketError, ChecksumRuleError, ErrorCode, isConditionalHeaderRefusal, StorageDeletedError, type BucketAction } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
@@ -101,7 +101,6 @@ export type {
   StorageEngine,
   UploadRecord,
 } from './engine';
-export { StorageDeletedError } from './engine';
 export {
   grantRefusal,
   issueTemporaryCredentials,

@@ -11,7 +11,7 @@ import type {
   UploadRecord,
   UploadState,
 } from '../engine';
-import { StorageDeletedError } from '../engine';
+import { StorageDeletedError } from '../errors';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
