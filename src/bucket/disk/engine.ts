@@ -91,13 +91,13 @@ function bytesAfterPrefix(prefix: Buffer): Buffer {
  * read sees the latest commit.
  */
 export class DiskEngine implements StorageEngine {
-  readonly #db: Database.Database;
-  readonly #sql: Statements;
-  readonly #writes: WriteQueue;
+  #db: Database.Database;
+  #sql: Statements;
+  #writes: WriteQueue;
   readonly #blobs: BlobFiles;
   readonly #directory: string;
   #closed = false;
-  /** Deleted through this engine (then closed): a later call answers `StorageDeletedError`. */
+  /** Deleted through this engine: once closed, it answers from an empty database (see `close`). */
   #deleted = false;
 
   /**
@@ -366,6 +366,21 @@ export class DiskEngine implements StorageEngine {
     await this.#writes.drained();
     this.#db.close();
     this.#blobs.close();
+    if (this.#deleted) this.#answerAsDeleted();
+  }
+
+  /**
+   * A bucket deleted through this engine may still be held (a worker's binding): it goes on
+   * answering as its deleted database would, empty and refusing writes with `StorageDeletedError`,
+   * from an empty database in memory, since its files are gone.
+   */
+  #answerAsDeleted(): void {
+    const db = new Database(':memory:');
+    migrateSchema(db, ':memory:');
+    this.#db = db;
+    this.#sql = prepareStatements(db);
+    this.#sql.markDeleted.run(Date.now());
+    this.#writes = new WriteQueue(db);
   }
 
   /** Runs a write step that takes a staged body; the body is discarded unless committed. */
@@ -430,12 +445,12 @@ export class DiskEngine implements StorageEngine {
   /** A body file that could not be written because the bucket's directory went with its deletion. */
   #deletedOr(error: unknown): unknown {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
-    if (this.#deleted || (!this.#closed && this.#sql.deleted.get() !== undefined)) return new StorageDeletedError(this.#directory);
+    if (this.#sql.deleted.get() !== undefined) return new StorageDeletedError(this.#directory);
     return error;
   }
 
   #checkOpen(): void {
-    if (this.#closed) throw this.#deleted ? new StorageDeletedError(this.#directory) : new Error('The bucket storage is closed.');
+    if (this.#closed && !this.#deleted) throw new Error('The bucket storage is closed.');
   }
 }
 
