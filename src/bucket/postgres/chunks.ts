@@ -14,8 +14,14 @@ import { beginStaging, readChunks, renewBodies, writeChunks } from './statements
 const ROW_BYTES = 8000;
 /** Rows sent to the database per write (about 1 MiB). */
 const ROWS_PER_WRITE = 128;
-/** Bytes a reader fetches per statement. */
-const READ_STRETCH_BYTES = 4 * 1024 * 1024;
+/** Batches of rows a writer fills and sends in turn: one filled while the others are written. */
+const BATCHES = 3;
+/**
+ * Bytes a reader fetches per statement. A stretch is held whole twice (as received, then as
+ * pieces) while the next one arrives: 2 MiB keeps a 1 GiB read about 10 MiB lower than 4 MiB
+ * did, for 2% of a 64 MiB read's speed.
+ */
+const READ_STRETCH_BYTES = 2 * 1024 * 1024;
 /** Bytes a reader hands on at once. */
 const READ_PIECE_BYTES = 1024 * 1024;
 /**
@@ -70,7 +76,26 @@ export class StagedChunks {
     finished.catch(() => {});
     const rowStart = chunkRowStart(this.bucket, this.body);
     const capacity = COPY_HEADER.byteLength + ROWS_PER_WRITE * (rowStart.size + ROW_BYTES) + COPY_TRAILER.byteLength;
-    let batch = Buffer.allocUnsafe(capacity);
+    // The batches go round: a batch is filled again once the COPY stream has called back for it,
+    // which it does when the socket has taken every byte of it (not when it was queued). A 1 GiB
+    // body then allocates three batches, not a thousand for the collector to find.
+    const spare: Buffer[] = [];
+    let batches = 1;
+    let returned: (() => void) | null = null;
+    const nextBatch = async (): Promise<Buffer> => {
+      while (spare.length === 0 && batches >= BATCHES) {
+        await Promise.race([new Promise<void>((resolve) => (returned = resolve)), finished]);
+      }
+      if (spare.length > 0) return spare.pop()!;
+      batches++;
+      return Buffer.allocUnsafeSlow(capacity);
+    };
+    const giveBack = (buffer: Buffer) => {
+      spare.push(buffer);
+      returned?.();
+      returned = null;
+    };
+    let batch: Buffer = Buffer.allocUnsafeSlow(capacity);
     let used = COPY_HEADER.copy(batch, 0);
     let rows = 0;
     // The row being filled: where its start is in the batch (-1: none), its offset in the body, its bytes.
@@ -83,11 +108,14 @@ export class StagedChunks {
       rows++;
     };
     const send = async () => {
-      const full = batch.subarray(0, used);
-      batch = Buffer.allocUnsafe(capacity);
+      const sent = batch;
+      const accepted = copy.write(sent.subarray(0, used), (error) => {
+        if (!error) giveBack(sent);
+      });
       used = 0;
       rows = 0;
-      if (!copy.write(full)) await Promise.race([once(copy, 'drain'), finished]);
+      if (!accepted) await Promise.race([once(copy, 'drain'), finished]);
+      batch = await nextBatch();
     };
     const take = async (chunk: Uint8Array) => {
       for (let offset = 0; offset < chunk.byteLength; ) {
