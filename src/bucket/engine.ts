@@ -102,19 +102,7 @@ export type Assemble = (
   current: ObjectRecord | null,
 ) => { record: ObjectRecord; partNumbers: number[] } | { kept: ObjectRecord } | null;
 
-/**
- * The engine's storage was deleted (its bucket deleted elsewhere) before a write could store
- * anything: nothing was stored. An engine shared with a catalogue that deletes buckets rejects a
- * write with this rather than store what no one could read; the runtime answers it as the
- * binding's "no such bucket" (10006).
- */
-export class StorageDeletedError extends Error {
-  override readonly name = 'StorageDeletedError';
-
-  constructor(readonly storage: string) {
-    super(`The bucket whose storage is ${storage} was deleted; nothing was stored.`);
-  }
-}
+export { StorageDeletedError } from './storage-deleted';
 
 export interface StorageEngine {
   /**

@@ -2,7 +2,7 @@
  * Storage errors of the bucket binding. Messages follow the platform: `"<operation>: <text> (<code>)"`,
  * with the numeric code also on `code`. Argument mistakes are plain `TypeError` / `RangeError`.
  */
-import { StorageDeletedError } from './engine';
+import { StorageDeletedError } from './storage-deleted';
 
 /** Operation names as they appear at the start of error messages. */
 export type BucketAction =

@@ -12,7 +12,6 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import type { CorsRule } from '../cors';
 import { DiskEngine } from '../disk/engine';
-import { StorageDeletedError } from '../engine';
 import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
 import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
 
@@ -147,22 +146,15 @@ export class DirectoryStorage implements CatalogueStorage {
     const open = this.#open(directory);
     if (!open) return 'missing';
     const removed = join(this.#root(account), `.deleting-${randomBytes(8).toString('hex')}`);
-    let emptied: boolean;
-    try {
-      emptied = await open.engine.removeIfEmpty(() => {
-        // Another deletion of this bucket may have finished first: never take a bucket made since.
-        if (infoIdentity(directory) !== open.identity) return;
-        try {
-          fs.renameSync(directory, removed);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        }
-      });
-    } catch (error) {
-      // Deleted by another call of this process since it was found.
-      if (error instanceof StorageDeletedError) return 'missing';
-      throw error;
-    }
+    const emptied = await open.engine.removeIfEmpty(() => {
+      // Another deletion of this bucket may have finished first: never take a bucket made since.
+      if (infoIdentity(directory) !== open.identity) return;
+      try {
+        fs.renameSync(directory, removed);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    });
     if (!emptied) return 'not-empty';
     if (this.#engines.get(directory) === open) this.#engines.delete(directory);
     await open.engine.close();
