@@ -2,7 +2,7 @@ import { metered, type ByteSource } from './body-source';
 import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
 import type { StagedBody, StorageEngine } from './engine';
-import { entityTooLarge, type BucketAction } from './errors';
+import { entityTooLarge, storing, type BucketAction } from './errors';
 import type { Digest } from './flexible-checksums';
 import { MAX_PUT_BYTES } from './limits';
 
@@ -44,7 +44,8 @@ export async function receive(
       digest.update(chunk);
     },
   };
-  const staged = await engine.stage(metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action));
+  // A bucket deleted while its bytes arrive may take the place they were being kept: 10006.
+  const staged = await storing(action, () => engine.stage(metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action)));
   try {
     return { staged, checksums: hasher.finish() };
   } catch (error) {

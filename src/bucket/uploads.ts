@@ -86,7 +86,7 @@ export class UploadOperations {
     const part: PartRecord = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
     const kept = digest ? digest.base64() : claim?.value?.();
     if (kept !== undefined) part.checksum = { algorithm: claim!.algorithm, value: kept };
-    if (!(await this.engine.putPart(uploadId, k, part, staged))) throw noSuchUpload('uploadPart');
+    if (!(await storing('uploadPart', () => this.engine.putPart(uploadId, k, part, staged)))) throw noSuchUpload('uploadPart');
     return { partNumber: number, etag: part.etag, ...(part.checksum ? { checksum: { ...part.checksum } } : {}) };
   }
 

@@ -1,8 +1,9 @@
-// Runs test/bucket/fixtures/bucket-child.ts in another Node process.
+// Runs test/bucket/fixtures/bucket-child.ts (or catalogue-child.ts) in another Node process.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const CHILD = fileURLToPath(new URL('./fixtures/bucket-child.ts', import.meta.url));
+const CATALOGUE_CHILD = fileURLToPath(new URL('./fixtures/catalogue-child.ts', import.meta.url));
 
 export interface Child {
   process: ChildProcess;
@@ -13,8 +14,31 @@ export interface Child {
 }
 
 export function startChild(command: string, directory: string, ...args: string[]): Child {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, command, directory, ...args], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return spawnFixture(CHILD, [command, directory, ...args], 'ignore');
+}
+
+/** A child serving requests on a catalogue of `dataDir`: one line in, one line out (see catalogue-child.ts). */
+export interface CatalogueChild extends Child {
+  /** Sends a request and resolves with the child's answer to it. */
+  ask(request: string): Promise<string>;
+}
+
+export function startCatalogueChild(dataDir: string): CatalogueChild {
+  const child = spawnFixture(CATALOGUE_CHILD, [dataDir], 'pipe');
+  let asked = 0;
+  return {
+    ...child,
+    ask(request) {
+      const id = String(++asked);
+      child.process.stdin!.write(`${id} ${request}\n`);
+      return child.line((line) => line.startsWith(`${id} `)).then((line) => line.slice(id.length + 1));
+    },
+  };
+}
+
+function spawnFixture(file: string, args: string[], stdin: 'ignore' | 'pipe'): Child {
+  const child = spawn(process.execPath, ['--import', 'tsx', file, ...args], {
+    stdio: [stdin, 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const waiting: { accept: (line: string) => boolean; resolve: (line: string) => void }[] = [];

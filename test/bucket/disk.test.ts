@@ -208,7 +208,9 @@ describe('schema versions', () => {
     await bucket.uploadPartWith('new', created.uploadId, 1, 'part', { algorithm: 'sha256', value: () => value });
     expect((await bucket.listParts('new', created.uploadId)).parts[0]!.checksum).toEqual({ algorithm: 'sha256', value });
     const check = new Database(join(directory, 'objects.sqlite'), { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(1);
+    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    // Version 2: the deletion mark, empty while the bucket lives.
+    expect(check.prepare('SELECT count(*) FROM deletion').pluck().get()).toBe(0);
     check.close();
   });
 
@@ -219,7 +221,7 @@ describe('schema versions', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => createBucket({ directory })).toThrow(
-      `bucket database ${directory} has schema version 99; this version knows up to 1. It was written by a newer version: upgrade the toolkit.`,
+      `bucket database ${directory} has schema version 99; this version knows up to 2. It was written by a newer version: upgrade the toolkit.`,
     );
   });
 });

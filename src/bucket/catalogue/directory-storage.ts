@@ -132,33 +132,32 @@ export class DirectoryStorage implements CatalogueStorage {
     return (this.#setting(join(directory, LIFECYCLE_FILE)) as LifecycleRule[] | undefined) ?? DEFAULT_LIFECYCLE_RULES;
   }
 
-  /**
-   * The storage of a bucket that exists now, with one `stat`. Its `bucket.json` is written once,
-   * at creation, so its inode tells this bucket from one of the same name that another process
-   * deleted and created again: what was open for the old one is forgotten (not closed, since a
-   * worker may still hold a bucket on it) and the new one opened.
-   */
+  /** The storage of a bucket that exists now, with one `stat` (see `#open`). */
   async engine(account: string, name: string): Promise<DiskEngine | null> {
-    const directory = this.#directory(account, name);
-    const identity = infoIdentity(directory);
-    const open = this.#engines.get(directory);
-    if (open && open.identity === identity) return open.engine;
-    if (open) this.#engines.delete(directory);
-    if (identity === null) return null;
-    const engine = new DiskEngine(directory);
-    this.#engines.set(directory, { engine, identity });
-    return engine;
+    return this.#open(this.#directory(account, name))?.engine ?? null;
   }
 
+  /**
+   * Deletes an empty bucket: its engine marks it deleted (writes of any process still holding it
+   * refuse it from then on), then its directory is renamed away and removed.
+   */
   async delete(account: string, name: string): Promise<'deleted' | 'not-empty' | 'missing'> {
-    const engine = await this.engine(account, name);
-    if (!engine) return 'missing';
     const directory = this.#directory(account, name);
+    const open = this.#open(directory);
+    if (!open) return 'missing';
     const removed = join(this.#root(account), `.deleting-${randomBytes(8).toString('hex')}`);
-    const emptied = await engine.removeIfEmpty(() => fs.renameSync(directory, removed));
+    const emptied = await open.engine.removeIfEmpty(() => {
+      // Another deletion of this bucket may have finished first: never take a bucket made since.
+      if (infoIdentity(directory) !== open.identity) return;
+      try {
+        fs.renameSync(directory, removed);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
+    });
     if (!emptied) return 'not-empty';
-    this.#engines.delete(directory);
-    await engine.close();
+    if (this.#engines.get(directory) === open) this.#engines.delete(directory);
+    await open.engine.close();
     fs.rmSync(removed, { recursive: true, force: true });
     return 'deleted';
   }
@@ -167,6 +166,31 @@ export class DirectoryStorage implements CatalogueStorage {
     const engines = [...this.#engines.values()];
     this.#engines.clear();
     await Promise.all(engines.map(({ engine }) => engine.close()));
+  }
+
+  /**
+   * The open storage of a bucket that exists now, with one `stat`. Its `bucket.json` is written
+   * once, at creation, so its inode tells this bucket from one of the same name that another
+   * process deleted and created again: what was open for the old one is forgotten (not closed,
+   * since a worker may still hold a bucket on it) and the new one opened.
+   */
+  #open(directory: string): { engine: DiskEngine; identity: number } | null {
+    const identity = infoIdentity(directory);
+    const open = this.#engines.get(directory);
+    if (open && open.identity === identity) return open;
+    if (open) this.#engines.delete(directory);
+    if (identity === null) return null;
+    let engine: DiskEngine;
+    try {
+      engine = new DiskEngine(directory, { existing: true });
+    } catch (error) {
+      // Deleted by another process since the `stat`: its directory is gone, and stays gone.
+      if (infoIdentity(directory) !== identity) return null;
+      throw error;
+    }
+    const opened = { engine, identity };
+    this.#engines.set(directory, opened);
+    return opened;
   }
 
   /** Where an account's buckets live. Account ids are 32 hex characters: never a path trick. */

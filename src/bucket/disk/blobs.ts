@@ -42,8 +42,9 @@ export class BlobFiles {
   static open(root: string): BlobFiles {
     const blobsDir = join(root, 'blobs');
     const stagingRoot = join(root, 'staging');
-    fs.mkdirSync(blobsDir, { recursive: true });
-    fs.mkdirSync(stagingRoot, { recursive: true });
+    // Inside the bucket's directory only: one deleted meanwhile is not made again.
+    makeDirectory(blobsDir);
+    makeDirectory(stagingRoot);
     removeAbandonedStaging(stagingRoot);
     // Named after this process, so another process can tell when it is gone.
     const stagingDir = join(stagingRoot, `${process.pid}-${randomBytes(6).toString('hex')}`);
@@ -141,6 +142,15 @@ export class BlobFiles {
   close(): void {
     fs.closeSync(this.blobsDirFd);
     fs.rmSync(this.stagingDir, { recursive: true, force: true });
+  }
+}
+
+/** Makes a directory whose parent exists; one already there is fine. */
+function makeDirectory(path: string): void {
+  try {
+    fs.mkdirSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 

@@ -25,6 +25,7 @@ import {
   type UploadRecord,
   type UploadState,
 } from '../engine';
+import { StorageDeletedError } from '../errors';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { openDiskSnapshot } from './snapshot';
@@ -90,22 +91,29 @@ function bytesAfterPrefix(prefix: Buffer): Buffer {
  * read sees the latest commit.
  */
 export class DiskEngine implements StorageEngine {
-  readonly #db: Database.Database;
-  readonly #sql: Statements;
-  readonly #writes: WriteQueue;
+  #db: Database.Database;
+  #sql: Statements;
+  #writes: WriteQueue;
   readonly #blobs: BlobFiles;
   readonly #directory: string;
   #closed = false;
+  /** Deleted through this engine: once closed, it answers from an empty database (see `close`). */
+  #deleted = false;
 
-  constructor(directory: string) {
+  /**
+   * Opens the bucket in `directory`, made when missing unless `existing` (a catalogue's bucket:
+   * one deleted since it was found must not be made again, empty and nameless).
+   */
+  constructor(directory: string, { existing = false }: { existing?: boolean } = {}) {
     this.#directory = directory;
-    fs.mkdirSync(directory, { recursive: true });
+    if (!existing) fs.mkdirSync(directory, { recursive: true });
     const db = new Database(join(directory, 'objects.sqlite'));
     try {
       db.pragma('busy_timeout = 10000');
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.transaction(() => migrateSchema(db, directory)).immediate();
+      this.#blobs = BlobFiles.open(directory);
     } catch (error) {
       db.close();
       throw error;
@@ -113,7 +121,6 @@ export class DiskEngine implements StorageEngine {
     this.#db = db;
     this.#sql = prepareStatements(db);
     this.#writes = new WriteQueue(db);
-    this.#blobs = BlobFiles.open(directory);
     this.#blobs.collect(this.#referencedBlobs());
   }
 
@@ -128,8 +135,12 @@ export class DiskEngine implements StorageEngine {
       head.push(value);
       size += value.byteLength;
     }
-    const { blob, size: total } = await this.#blobs.write(source, head);
-    return new DiskBody(total, null, blob);
+    try {
+      const { blob, size: total } = await this.#blobs.write(source, head);
+      return new DiskBody(total, null, blob);
+    } catch (error) {
+      throw this.#deletedOr(error);
+    }
   }
 
   async discard(body: StagedBody): Promise<void> {
@@ -169,6 +180,7 @@ export class DiskEngine implements StorageEngine {
   async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
     const staged = body as DiskBody;
     return this.#commitOrDiscard(staged, (step) => {
+      this.#refuseDeleted();
       const key = utf8(record.key);
       const current = this.#sql.current.get(key);
       if (!allow(current ? toRecord(current) : null)) return false;
@@ -208,7 +220,8 @@ export class DiskEngine implements StorageEngine {
 
   async createUpload(upload: UploadRecord): Promise<void> {
     this.#checkOpen();
-    await this.#writes.run(() =>
+    await this.#writes.run(() => {
+      this.#refuseDeleted();
       this.#sql.insertUpload.run({
         upload_id: upload.uploadId,
         key: utf8(upload.key),
@@ -217,8 +230,8 @@ export class DiskEngine implements StorageEngine {
         custom_metadata: JSON.stringify(upload.customMetadata),
         checksum: upload.checksum ? JSON.stringify(upload.checksum) : null,
         state: 'active',
-      }),
-    );
+      });
+    });
   }
 
   async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
@@ -232,6 +245,7 @@ export class DiskEngine implements StorageEngine {
     this.#checkOpen();
     const staged = await this.#asFile(body as DiskBody);
     return this.#commitOrDiscard(staged, (step) => {
+      this.#refuseDeleted();
       if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
       const previous = this.#sql.part.get(uploadId, part.partNumber);
       this.#sql.upsertPart.run(
@@ -251,6 +265,7 @@ export class DiskEngine implements StorageEngine {
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     return this.#writes.run((step) => {
+      this.#refuseDeleted();
       const keyBytes = utf8(key);
       const upload = this.#sql.upload.get(uploadId, keyBytes);
       const rows = upload ? this.#sql.parts.all(uploadId) : [];
@@ -312,16 +327,30 @@ export class DiskEngine implements StorageEngine {
   }
 
   /**
-   * Atomically: when the bucket holds no object and no active upload, runs `remove` while holding
-   * the write lock, so no write can slip in between the check and the removal.
+   * Deletes the bucket when it holds no object and no active upload (false otherwise): the write
+   * transaction that finds it empty marks it deleted, so that every later write refuses it (see
+   * `#refuseDeleted`); once that is committed, `remove` takes the files away. Committed first,
+   * because a process holding the database open keeps writing into it wherever its directory
+   * went: had this process died after moving the files and before committing, such a writer would
+   * find no mark. Dying after the commit leaves a bucket that refuses writes, which deleting it
+   * again finishes. Should `remove` throw, the mark is taken back: the bucket stays as it was.
    */
   async removeIfEmpty(remove: () => void): Promise<boolean> {
     this.#checkOpen();
-    return this.#writes.run(() => {
+    const marked = await this.#writes.run(() => {
       if (this.#sql.anyObject.get() || this.#sql.anyActiveUpload.get()) return false;
-      remove();
+      this.#sql.markDeleted.run(Date.now());
       return true;
     });
+    if (!marked) return false;
+    try {
+      remove();
+    } catch (error) {
+      await this.#writes.run(() => this.#sql.unmarkDeleted.run());
+      throw error;
+    }
+    this.#deleted = true;
+    return true;
   }
 
   /** See snapshot.ts: one read transaction, with every body it names kept readable. */
@@ -337,6 +366,21 @@ export class DiskEngine implements StorageEngine {
     await this.#writes.drained();
     this.#db.close();
     this.#blobs.close();
+    if (this.#deleted) this.#answerAsDeleted();
+  }
+
+  /**
+   * A bucket deleted through this engine may still be held (a worker's binding): it goes on
+   * answering as its deleted database would, empty and refusing writes with `StorageDeletedError`,
+   * from an empty database in memory, since its files are gone.
+   */
+  #answerAsDeleted(): void {
+    const db = new Database(':memory:');
+    migrateSchema(db, ':memory:');
+    this.#db = db;
+    this.#sql = prepareStatements(db);
+    this.#sql.markDeleted.run(Date.now());
+    this.#writes = new WriteQueue(db);
   }
 
   /** Runs a write step that takes a staged body; the body is discarded unless committed. */
@@ -354,8 +398,12 @@ export class DiskEngine implements StorageEngine {
   /** Parts are always files: completion names them as the object's segments. */
   async #asFile(body: DiskBody): Promise<DiskBody> {
     if (body.blob) return body;
-    const { blob, size } = await this.#blobs.write(nothingMore(), body.small ? [body.small] : []);
-    return new DiskBody(size, null, blob);
+    try {
+      const { blob, size } = await this.#blobs.write(nothingMore(), body.small ? [body.small] : []);
+      return new DiskBody(size, null, blob);
+    } catch (error) {
+      throw this.#deletedOr(error);
+    }
   }
 
   #dropBody(body: BodyRow, step: WriteStep): void {
@@ -383,8 +431,26 @@ export class DiskEngine implements StorageEngine {
     })();
   }
 
+  /**
+   * Refuses, inside a write step, to create rows in a deleted bucket. The check cannot be earlier:
+   * a caller finds the bucket (the catalogue's `stat` of `bucket.json`, a worker's binding opened
+   * at start-up) before it writes, and another process may delete the bucket in between. Inside
+   * the write transaction it sees every deletion committed before (SQLite's write lock orders
+   * them), and a deletion after it finds the rows written and refuses to delete.
+   */
+  #refuseDeleted(): void {
+    if (this.#sql.deleted.get() !== undefined) throw new StorageDeletedError(this.#directory);
+  }
+
+  /** A body file that could not be written because the bucket's directory went with its deletion. */
+  #deletedOr(error: unknown): unknown {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
+    if (this.#sql.deleted.get() !== undefined) return new StorageDeletedError(this.#directory);
+    return error;
+  }
+
   #checkOpen(): void {
-    if (this.#closed) throw new Error('The bucket storage is closed.');
+    if (this.#closed && !this.#deleted) throw new Error('The bucket storage is closed.');
   }
 }
 

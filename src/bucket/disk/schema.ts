@@ -2,6 +2,18 @@ import type Database from 'better-sqlite3';
 import type { ObjectColumns } from '../object-columns';
 
 /**
+ * The deletion mark: one row once the bucket was deleted (see `DiskEngine.removeIfEmpty`). Every
+ * write that creates rows refuses a marked database, so a process still holding the bucket open
+ * after another deleted it stores nothing where no one would read it.
+ */
+const DELETION_TABLE = `
+CREATE TABLE IF NOT EXISTS deletion (
+  only INTEGER PRIMARY KEY CHECK (only = 1),
+  deleted_at INTEGER NOT NULL
+);
+`;
+
+/**
  * Metadata of an on-disk bucket. Keys are stored as UTF-8 BLOBs: compared bytewise, which is the
  * platform's listing order, and free of any text handling. A body lives in `small_bodies` when
  * small, in blob files named by `segments` otherwise, or nowhere when empty.
@@ -43,7 +55,7 @@ CREATE TABLE IF NOT EXISTS parts (
   checksum TEXT,
   PRIMARY KEY (upload_id, part_number)
 ) WITHOUT ROWID;
-`;
+${DELETION_TABLE}`;
 
 /**
  * Brings a database written by an earlier version up to SCHEMA, by `PRAGMA user_version`: entry
@@ -55,6 +67,8 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
     addColumn(db, 'uploads', 'checksum TEXT');
     addColumn(db, 'parts', 'checksum TEXT');
   },
+  // 2: the deletion mark. Code of version 1 would not honour it: the version makes it refuse the database.
+  (db) => db.exec(DELETION_TABLE),
 ];
 
 function addColumn(db: Database.Database, table: string, definition: string): void {
@@ -177,6 +191,10 @@ export function prepareStatements(db: Database.Database) {
     ),
     deleteParts: db.prepare<[string]>('DELETE FROM parts WHERE upload_id = ?'),
     referencedParts: db.prepare<[], { blob: string }>('SELECT blob FROM parts'),
+
+    deleted: db.prepare<[], number>('SELECT 1 FROM deletion').pluck(),
+    markDeleted: db.prepare<[number]>('INSERT OR IGNORE INTO deletion (only, deleted_at) VALUES (1, ?)'),
+    unmarkDeleted: db.prepare<[]>('DELETE FROM deletion'),
   };
 }
 
