@@ -14,11 +14,15 @@
 // computed here, at build time; the dependencies count through npm's record of what it
 // installed). `npm ci` builds both (postinstall); `node scripts/bundles.mjs` builds them by hand.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A new data directory's database, shared by the bundles (see prepareStoreImage). */
+const STORE_IMAGE = path.join(root, 'dist', 'store-image.sqlite');
 
 /** The bundles: a name (its folder under dist/) and the module it starts from. */
 const BUNDLES = {
@@ -64,6 +68,7 @@ function isCurrent(name) {
     recorded = JSON.parse(readFileSync(files.inputs, 'utf8'));
     statSync(files.entry);
     statSync(files.code);
+    statSync(STORE_IMAGE);
   } catch {
     return false;
   }
@@ -102,6 +107,29 @@ async function prepareSeed(build) {
 }
 
 /**
+ * A new data directory's database, migrated and seeded with the project's seed file by the
+ * sources' own store, written beside the bundles (see src/store/sqlite/prebuilt-image.ts).
+ */
+async function prepareStoreImage(build, seedSha256) {
+  const exports = "export { openSqliteStore, SQLITE_FILE_NAME } from './src/store/sqlite/open';";
+  return withSources(build, 'prepare-store-image', exports, async ({ openSqliteStore, SQLITE_FILE_NAME }) => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'store-image-'));
+    try {
+      const store = await openSqliteStore({ dataDir });
+      // Closing the last connection folds the log into the file and removes it.
+      await store.close();
+      mkdirSync(path.dirname(STORE_IMAGE), { recursive: true });
+      const aside = `${STORE_IMAGE}.${process.pid}.tmp`;
+      copyFileSync(path.join(dataDir, SQLITE_FILE_NAME), aside);
+      renameSync(aside, STORE_IMAGE);
+      return { seedSha256 };
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+}
+
+/**
  * Runs `use` on the exports of a module of the sources (`exports`, TypeScript), built apart for
  * the purpose, its dependencies left to node_modules, and removed afterwards.
  */
@@ -122,6 +150,20 @@ async function withSources(build, name, exports, use) {
   } finally {
     rmSync(script, { force: true });
   }
+}
+
+/** Names the store image in the bundle, in place of the sources' empty prebuilt-image.ts. */
+function prebuiltImagePlugin(prepared) {
+  return {
+    name: 'prebuilt-image',
+    setup(build) {
+      build.onLoad({ filter: /[\\/]src[\\/]store[\\/]sqlite[\\/]prebuilt-image\.ts$/ }, () => ({
+        // Beside the bundles, from the bundle's own place (dist/<name>/<name>.mjs).
+        contents: `export const prebuiltImage = { file: new URL('../store-image.sqlite', import.meta.url), seedSha256: ${JSON.stringify(prepared.seedSha256)} };\n`,
+        loader: 'js',
+      }));
+    },
+  };
 }
 
 /** Puts the checked seed into the bundle, in place of the sources' empty prebuilt-seed.ts. */
@@ -182,6 +224,7 @@ async function buildBundle(name) {
   const { build } = await import('esbuild');
   const prepared = await prepareDocument(build);
   const seed = await prepareSeed(build);
+  const image = await prepareStoreImage(build, seed.sha256);
   const result = await build({
     entryPoints: [path.join(root, BUNDLES[name])],
     outfile: files.code,
@@ -204,7 +247,7 @@ async function buildBundle(name) {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [prebuiltDocumentPlugin(prepared), prebuiltSeedPlugin(seed), requiredHttpPlugin],
+    plugins: [prebuiltDocumentPlugin(prepared), prebuiltSeedPlugin(seed), prebuiltImagePlugin(image), requiredHttpPlugin],
     // Whitespace only: a third less text to read and compile at every start, while every name
     // stays (the server tells the validator's middlewares apart by their functions' names, which
     // the syntax minifier drops).

@@ -2,9 +2,10 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { openKyselyStore, type StoreOptions } from '../open-store';
+import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
+import { placePrebuiltImage } from './new-database';
 import { applyPragmas } from './pragmas';
 import { withStatementCache } from './statement-cache';
 import { sqliteTraits } from './traits';
@@ -40,6 +41,7 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
     throw new RangeError(`busyTimeoutMs must be a non-negative whole number, got ${busyTimeoutMs}`);
   }
+  placePrebuiltImage(filename, options.seed ?? DEFAULT_SEED_FILE);
   const database = new BetterSqlite3(filename, { timeout: busyTimeoutMs });
   try {
     applyPragmas(database, filename, options.synchronous ?? 'normal', busyTimeoutMs);
