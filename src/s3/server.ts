@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { HOME_ACCOUNT_ID, openBucketCatalogue, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
-import { accessDenied, preflightRefusal, S3Error, toS3Error } from './errors';
+import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from './errors';
 import { controlFaults, FAULTS_PATH, injectFault, s3FaultSet } from './faults';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
@@ -105,6 +105,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     } catch (error) {
       response = errorResponse(
         error,
+        request?.bucket,
         request?.resource ?? (incoming.url ?? '/').split('?')[0]!,
         requestId,
         report,
@@ -161,6 +162,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
 
 function errorResponse(
   error: unknown,
+  bucket: string | undefined,
   resource: string,
   requestId: string,
   report: (line: string) => void,
@@ -173,6 +175,9 @@ function errorResponse(
     );
     s3 = new S3Error('InternalError', 500, 'We encountered an internal error. Please try again.');
   }
+  // A bucket deleted while the request was under way is refused by the runtime, which does not
+  // know the bucket's name: named here as every other NoSuchBucket names it.
+  if (s3.code === 'NoSuchBucket' && bucket !== undefined && s3.details.BucketName === undefined) s3 = noSuchBucket(bucket);
   return {
     status: s3.status,
     headers: { 'content-type': 'application/xml', ...s3.headers },

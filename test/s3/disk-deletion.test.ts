@@ -33,7 +33,7 @@ test('a PutObject whose bucket is deleted while its body arrives answers 404 NoS
   await waitUntil('the endpoint to receive the body', receiving);
   await endpoint.catalogue.delete('photos');
   resume();
-  expect(await put).toEqual({ name: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist.' });
+  expect(await put).toEqual({ name: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist: photos.' });
   expect(readdirSync(join(endpoint.dataDir, 'buckets'))).toEqual([]);
   expect(await endpoint.catalogue.list()).toEqual([]);
 });

@@ -41,7 +41,7 @@ test('a PutObject whose bucket is deleted while its body arrives answers 404 NoS
     await waitUntil('the endpoint to receive the body', receiving);
     await other.delete('photos');
     resume();
-    expect(await put).toEqual({ name: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist.' });
+    expect(await put).toEqual({ name: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist: photos.' });
     const rows = await cluster.query<{ objects: string; chunks: string }>(
       url,
       'select (select count(*) from bucket_storage.objects) as objects, (select count(*) from bucket_storage.chunks) as chunks',
