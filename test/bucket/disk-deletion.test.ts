@@ -12,10 +12,10 @@ import { BucketCatalogue, BucketCatalogueError, BucketError, createBucket, type 
 import { DiskEngine } from '../../src/bucket/disk/engine';
 import { startCatalogueChild, type CatalogueChild } from './child-process';
 import { temporaryDirectory } from './engines';
+import { after, LARGE, raceWrite } from './deletion-race';
 
 const NO_SUCH_BUCKET = 10006;
 /** Bodies above 32 KiB are kept in a file of their own, written before the row that names it. */
-const LARGE = 40 * 1024;
 
 const directories: string[] = [];
 const opened: { close(): Promise<void> }[] = [];
@@ -212,15 +212,6 @@ describe('writes of one process racing a deletion in another', () => {
   const ROUNDS = 24;
   const WRITES = 24;
 
-  /** Write `i` of a round: mostly small puts, some large ones, some multipart uploads. */
-  async function write(bucket: OpenBucket, i: number): Promise<{ key: string; upload?: string }> {
-    const key = `key-${i}`;
-    if (i % 8 === 1) return { key, upload: (await bucket.createMultipartUpload(key)).uploadId };
-    await bucket.put(key, i % 8 === 0 ? new Uint8Array(LARGE).fill(i) : `value ${i}`);
-    return { key };
-  }
-
-  const after = <T>(ms: number, work: () => Promise<T>) => new Promise((resolve) => setTimeout(resolve, ms)).then(work);
 
   test('either the deletion is refused and every write is acknowledged and readable, or no write is acknowledged', async () => {
     const dataDir = temporaryDirectory(directories);
@@ -235,7 +226,7 @@ describe('writes of one process racing a deletion in another', () => {
       let answer: string;
       let writes: PromiseSettledResult<{ key: string; upload?: string }>[];
       const allWrites = (delay: (i: number) => number) =>
-        Promise.allSettled(Array.from({ length: WRITES }, (_, i) => after(delay(i), () => write(bucket, i))));
+        Promise.allSettled(Array.from({ length: WRITES }, (_, i) => after(delay(i), () => raceWrite(bucket, i))));
       if (round === 0) {
         // One round each way for certain: the deletion answered before the first write starts...
         answer = await deleter.ask(`delete ${name}`);

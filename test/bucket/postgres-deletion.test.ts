@@ -18,10 +18,10 @@ import {
 } from '../../src/bucket';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { waitUntil } from '../support/wait';
+import { after, LARGE, raceWrite } from './deletion-race';
 
 const NO_SUCH_BUCKET = 10006;
 /** Bodies above 32 KiB are received in a transaction of their own before their row is written. */
-const LARGE = 40 * 1024;
 
 let cluster: PostgresCluster;
 beforeAll(async () => {
@@ -164,15 +164,6 @@ describe('writes of one instance racing a deletion on another', () => {
   const ROUNDS = 24;
   const WRITES = 24;
 
-  /** Write `i` of a round: mostly small puts, some large ones, some multipart uploads. */
-  async function write(bucket: OpenBucket, i: number): Promise<{ key: string; upload?: string }> {
-    const key = `key-${i}`;
-    if (i % 8 === 1) return { key, upload: (await bucket.createMultipartUpload(key)).uploadId };
-    await bucket.put(key, i % 8 === 0 ? new Uint8Array(LARGE).fill(i) : `value ${i}`);
-    return { key };
-  }
-
-  const after = <T>(ms: number, work: () => Promise<T>) => new Promise((resolve) => setTimeout(resolve, ms)).then(work);
 
   test('either the deletion is refused and every acknowledged write is there, or no write is acknowledged; nothing is orphaned', async () => {
     const url = await cluster.createDatabase();
@@ -192,7 +183,7 @@ describe('writes of one instance racing a deletion on another', () => {
         },
       );
       const writes = await Promise.allSettled(
-        Array.from({ length: WRITES }, (_, i) => after(Math.max(0, -lead) + (i % 6), () => write(bucket, i))),
+        Array.from({ length: WRITES }, (_, i) => after(Math.max(0, -lead) + (i % 6), () => raceWrite(bucket, i))),
       );
       const answer = await deletion;
       const acknowledged = writes.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));

@@ -3,13 +3,12 @@
 // deletion by another catalogue meanwhile (another process, as a worker host or `npm run bucket`
 // would be) is caught when the object is stored (see test/bucket/disk-deletion.test.ts), and the
 // client gets NoSuchBucket, not a 200 for an object no one could read.
-import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { expect, test } from 'vitest';
 import { waitUntil } from '../support/wait';
-import { s3Failure, startEndpoint } from './support';
+import { pausedPut, startEndpoint } from './support';
 
 const HALF = 64 * 1024;
 
@@ -17,16 +16,7 @@ test('a PutObject whose bucket is deleted while its body arrives answers 404 NoS
   const endpoint = await startEndpoint();
   const s3 = endpoint.client();
   await s3.send(new CreateBucketCommand({ Bucket: 'photos' }));
-  let resume!: () => void;
-  const resumed = new Promise<void>((resolve) => (resume = resolve));
-  async function* body() {
-    yield Buffer.alloc(HALF, 1);
-    await resumed;
-    yield Buffer.alloc(HALF, 2);
-  }
-  const put = s3Failure(
-    s3.send(new PutObjectCommand({ Bucket: 'photos', Key: 'big.bin', Body: Readable.from(body()), ContentLength: 2 * HALF })),
-  );
+  const { failure: put, resume } = pausedPut(s3, 'photos', 'big.bin', HALF);
   // The endpoint found the bucket and is writing the body's first bytes to a file of its own.
   const staging = join(endpoint.dataDir, 'buckets', 'photos', 'staging');
   const receiving = () => existsSync(staging) && readdirSync(staging).some((dir) => readdirSync(join(staging, dir)).length > 0);

@@ -3,14 +3,13 @@
 // caught where the object's row is written (the engine refuses a deleted bucket's storage, see
 // test/bucket/postgres-deletion.test.ts), and the client gets NoSuchBucket, not a 200 for an
 // object no one could read.
-import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
 import { tmpdir } from 'node:os';
-import { Readable } from 'node:stream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openBucketCatalogue } from '../../src/bucket';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { waitUntil } from '../support/wait';
-import { s3Failure, startEndpoint } from './support';
+import { pausedPut, startEndpoint } from './support';
 
 const HALF = 64 * 1024;
 
@@ -26,16 +25,7 @@ test('a PutObject whose bucket is deleted while its body arrives answers 404 NoS
   await s3.send(new CreateBucketCommand({ Bucket: 'photos' }));
   const other = await openBucketCatalogue({ dataDir: tmpdir(), databaseUrl: url });
   try {
-    let resume!: () => void;
-    const resumed = new Promise<void>((resolve) => (resume = resolve));
-    async function* body() {
-      yield Buffer.alloc(HALF, 1);
-      await resumed;
-      yield Buffer.alloc(HALF, 2);
-    }
-    const put = s3Failure(
-      s3.send(new PutObjectCommand({ Bucket: 'photos', Key: 'big.bin', Body: Readable.from(body()), ContentLength: 2 * HALF })),
-    );
+    const { failure: put, resume } = pausedPut(s3, 'photos', 'big.bin', HALF);
     // The endpoint found the bucket and is storing the body's first bytes: it took a body id.
     const receiving = async () => (await cluster.query<{ is_called: boolean }>(url, 'select is_called from bucket_storage.body_ids'))[0]!.is_called;
     await waitUntil('the endpoint to receive the body', receiving);

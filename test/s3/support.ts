@@ -1,8 +1,9 @@
 // An S3 endpoint on a fresh data directory, on a free port, with clients of the AWS SDK v3.
-import { S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { afterEach, expect } from 'vitest';
 import { BucketCatalogue } from '../../src/bucket';
 import { startS3Server, type RunningS3Server, type S3ServerOptions } from '../../src/s3';
@@ -69,4 +70,20 @@ export async function s3Failure(promise: Promise<unknown>): Promise<{ name: stri
   expect(error).toBeInstanceOf(S3ServiceException);
   const failure = error as S3ServiceException;
   return { name: failure.name, status: failure.$metadata.httpStatusCode!, message: failure.message };
+}
+
+/**
+ * A PutObject of `2 * half` bytes that sends its first half and waits for `resume()` before the
+ * second: the refusal it ends with, if any (see s3Failure), is `failure`.
+ */
+export function pausedPut(client: S3Client, bucket: string, key: string, half: number) {
+  let resume!: () => void;
+  const resumed = new Promise<void>((resolve) => (resume = resolve));
+  async function* body() {
+    yield Buffer.alloc(half, 1);
+    await resumed;
+    yield Buffer.alloc(half, 2);
+  }
+  const failure = s3Failure(client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: Readable.from(body()), ContentLength: 2 * half })));
+  return { failure, resume };
 }
