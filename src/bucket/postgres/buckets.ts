@@ -1,8 +1,10 @@
+import type { Duplex } from 'node:stream';
 import type pg from 'pg';
 import { parseDatabaseUrl } from '../../database-url';
 import type { StorageEngine } from '../engine';
 import { BucketDatabase } from './database';
 import { PostgresEngine } from './engine';
+import { connectionSocket } from './lean-socket';
 import { rememberDatabase } from './opened';
 import { migrateBucketSchema } from './schema';
 import { sweepDropped } from './statements';
@@ -93,6 +95,8 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
       application_name: 'bucket-storage',
       // Notices a database host that vanished without closing the connection.
       keepAlive: true,
+      // Bodies are read from the socket's own buffer, not a new one per read.
+      stream: connectionSocket as unknown as () => Duplex,
     });
     // A connection that breaks emits an error: without a listener that would end the process.
     // The pool drops broken connections; the statement that was using one fails on its own.

@@ -1,5 +1,7 @@
 import type { Writable } from 'node:stream';
 import type pg from 'pg';
+import { CopyOutQuery } from './copy-out';
+import { LeanSocket } from './lean-socket';
 
 /** A statement the engine runs: prepared once per connection under its name. */
 export interface Statement {
@@ -70,14 +72,20 @@ export class BucketDatabase {
     return this.#driver.escapeLiteral(text);
   }
 
-  /** Runs a COPY ... TO STDOUT on a connection of its own: the data as received. */
-  async copyOut(text: string): Promise<Buffer[]> {
+  /**
+   * Runs a COPY ... TO STDOUT on a connection of its own, handing its data to `feed` as it
+   * arrives, in buffers valid during the call only. On a connection this module opened, the data
+   * is fed from the socket's own buffer (see LeanSocket); on another, from the driver's reads.
+   */
+  async copyOut(text: string, feed: (bytes: Buffer) => void): Promise<void> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      const received: Buffer[] = [];
-      for await (const chunk of client.query(this.#driver.copyTo(text))) received.push(chunk as Buffer);
-      return received;
+      if (client.connection.stream instanceof LeanSocket) {
+        await client.query(new CopyOutQuery(text, feed)).finished;
+      } else {
+        for await (const chunk of client.query(this.#driver.copyTo(text))) feed(chunk as Buffer);
+      }
     } catch (error) {
       broken = error as Error;
       throw error;
