@@ -496,7 +496,7 @@ async function benchBeside(space: Workspace): Promise<void> {
     );
     const readGrowth = huge.get('postgres')!.read;
     row(
-      '  of which the read, into one buffer',
+      '  the read alone, into one buffer',
       growth(huge.get('disk')!.read),
       growth(readGrowth),
       `${verdict(readGrowth <= BESIDE_TARGETS.hugeGrowthBytes)} (<= ${BESIDE_TARGETS.hugeGrowthBytes / MiB} MiB)`,
