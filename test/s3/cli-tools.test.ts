@@ -1,8 +1,9 @@
 // The everyday S3 command-line tools (Debian's awscli, rclone and s3cmd) through one plain scenario:
 // make a bucket, upload a tree of 200 small files and one 40 MiB file, list, sync again (nothing to
 // send), download and compare, delete recursively, remove the bucket. Part sizes of 5, 8, 15 and
-// 64 MiB are each covered once (64 MiB: rclone sends the large file in one request). Each tool gets its
-// own HOME and configuration; a tool that is not installed is skipped, naming the package.
+// 64 MiB are each covered once (64 MiB: rclone sends the large file in one request). Each tool runs
+// one scenario against the endpoint on PostgreSQL as well as on disk. Each tool gets its own HOME
+// and configuration; a tool that is not installed is skipped, naming the package.
 import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -11,6 +12,7 @@ import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startS3Server, type RunningS3Server } from '../../src/s3';
+import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { ACCESS_KEY_ID, SECRET } from './support';
 
 const run = promisify(execFile);
@@ -22,7 +24,10 @@ function installed(tool: string): boolean {
   return (process.env.PATH ?? '').split(':').some((dir) => dir !== '' && fs.existsSync(join(dir, tool)));
 }
 
-let server: RunningS3Server;
+type Engine = 'disk' | 'postgres';
+/** The endpoint over each engine: the data directory's buckets, or a PostgreSQL database's. */
+const servers = {} as Record<Engine, RunningS3Server>;
+let cluster: PostgresCluster;
 let root: string;
 let tree: string;
 
@@ -35,17 +40,23 @@ beforeAll(async () => {
     fs.writeFileSync(join(dir, `file ${i}.txt`), randomBytes(1 + ((i * 977) % 5000)));
   }
   fs.writeFileSync(join(tree, 'large.bin'), randomBytes(LARGE_FILE));
-  // One endpoint for every tool, with the platform's own minimum part size (5 MiB).
-  server = await startS3Server({
-    accessKeys: new Map([[ACCESS_KEY_ID, SECRET]]),
-    dataDir: join(root, 'data'),
-    port: 0,
-    report: (line) => process.stderr.write(`unexpected internal error: ${line}\n`),
-  });
+  // One endpoint per engine for every tool, with the platform's own minimum part size (5 MiB).
+  cluster = await startPostgres();
+  const databaseUrl = await cluster.createDatabase();
+  for (const engine of ['disk', 'postgres'] as const) {
+    servers[engine] = await startS3Server({
+      accessKeys: new Map([[ACCESS_KEY_ID, SECRET]]),
+      dataDir: join(root, 'data'),
+      ...(engine === 'postgres' ? { databaseUrl } : {}),
+      port: 0,
+      report: (line) => process.stderr.write(`unexpected internal error: ${line}\n`),
+    });
+  }
 }, 60_000);
 
 afterAll(async () => {
-  await server?.close();
+  await Promise.all(Object.values(servers).map((server) => server.close()));
+  await cluster?.stop();
   fs.rmSync(root, { recursive: true, force: true });
 });
 
@@ -94,10 +105,14 @@ const expectedKeys = () => Object.keys(digests(tree)).map((path) => `tree/${path
 
 describe('awscli', () => {
   const present = installed('aws');
-  test.skipIf(!present).each([8])(
-    '%i MiB parts: mb, sync up, ls, sync again, sync down, rm --recursive, rb',
-    async (partMiB) => {
-      const home = homeFor(`aws-${partMiB}`);
+  test.skipIf(!present).each([
+    [8, 'disk'],
+    [8, 'postgres'],
+  ] as [number, Engine][])(
+    '%i MiB parts, on %s: mb, sync up, ls, sync again, sync down, rm --recursive, rb',
+    async (partMiB, engine) => {
+      const server = servers[engine];
+      const home = homeFor(`aws-${partMiB}-${engine}`);
       fs.writeFileSync(
         join(home, 'config'),
         [
@@ -120,7 +135,7 @@ describe('awscli', () => {
         }),
         ['--endpoint-url', server.url],
       );
-      const bucket = `aws-${partMiB}`;
+      const bucket = `aws-${partMiB}-${engine}`;
       await aws(['s3', 'mb', `s3://${bucket}`]);
       await aws(['s3', 'sync', '--no-progress', tree, `s3://${bucket}/tree`]);
       const listed = (await aws(['s3', 'ls', '--recursive', `s3://${bucket}`]))
@@ -146,12 +161,14 @@ describe('rclone', () => {
   // provider Other: part etags are MD5s, so rclone's own multipart etag check holds (with
   // provider Cloudflare, rclone 1.60 turns that check off).
   test.skipIf(!present).each([
-    [5, 'Other'],
-    [64, 'Cloudflare'],
-  ])(
-    '%i MiB parts (provider %s): mkdir, copy up, lsf, sync again, copy down, delete, rmdir',
-    async (partMiB, provider) => {
-      const home = homeFor(`rclone-${partMiB}`);
+    [5, 'Other', 'disk'],
+    [64, 'Cloudflare', 'disk'],
+    [5, 'Other', 'postgres'],
+  ] as [number, string, Engine][])(
+    '%i MiB parts (provider %s), on %s: mkdir, copy up, lsf, sync again, copy down, delete, rmdir',
+    async (partMiB, provider, engine) => {
+      const server = servers[engine];
+      const home = homeFor(`rclone-${partMiB}-${engine}`);
       const config = join(home, 'rclone.conf');
       fs.writeFileSync(
         config,
@@ -179,7 +196,7 @@ describe('rclone', () => {
         '--low-level-retries',
         '1',
       ]);
-      const bucket = `rclone-${partMiB}`;
+      const bucket = `rclone-${partMiB}-${engine}`;
       await rclone(['mkdir', `local:${bucket}`]);
       await rclone(['copy', tree, `local:${bucket}/tree`]);
       const listed = (await rclone(['lsf', '-R', '--files-only', `local:${bucket}`])).trim().split('\n');
@@ -201,10 +218,14 @@ describe('rclone', () => {
 
 describe('s3cmd', () => {
   const present = installed('s3cmd');
-  test.skipIf(!present).each([15])(
-    '%i MiB parts: mb, sync up, ls, sync again, sync down, del --recursive, rb',
-    async (partMiB) => {
-      const home = homeFor(`s3cmd-${partMiB}`);
+  test.skipIf(!present).each([
+    [15, 'disk'],
+    [15, 'postgres'],
+  ] as [number, Engine][])(
+    '%i MiB parts, on %s: mb, sync up, ls, sync again, sync down, del --recursive, rb',
+    async (partMiB, engine) => {
+      const server = servers[engine];
+      const home = homeFor(`s3cmd-${partMiB}-${engine}`);
       const host = new URL(server.url).host;
       const config = join(home, '.s3cfg');
       fs.writeFileSync(
@@ -225,7 +246,7 @@ describe('s3cmd', () => {
         ].join('\n'),
       );
       const s3cmd = tool('s3cmd', environment(home), ['--config', config]);
-      const bucket = `s3cmd-${partMiB}`;
+      const bucket = `s3cmd-${partMiB}-${engine}`;
       await s3cmd(['mb', `s3://${bucket}`]);
       await s3cmd(['sync', `${tree}/`, `s3://${bucket}/tree/`]);
       const listed = (await s3cmd(['ls', '--recursive', `s3://${bucket}`]))
