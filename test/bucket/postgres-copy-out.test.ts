@@ -176,6 +176,19 @@ describe('CopyOutQuery on a LeanSocket', () => {
     expect((await client.query('select 3 as three')).rows).toEqual([{ three: 3 }]);
   });
 
+  test('a connection the server ends is noticed: the statement in flight fails, the client ends', async () => {
+    const client = await connect();
+    const ended = new Promise<void>((resolve) => client.once('end', () => resolve()));
+    client.on('error', () => {});
+    const pid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+    const sleeping = client.query('select pg_sleep(30)');
+    const other = await connect();
+    await other.query('select pg_terminate_backend($1)', [pid]);
+    await expect(sleeping).rejects.toThrow(/terminat/);
+    await ended;
+    clients.splice(clients.indexOf(client), 1);
+  });
+
   test('a receiver that throws fails the query with its error, once the COPY has been read to its end', async () => {
     const client = await connect();
     let calls = 0;
