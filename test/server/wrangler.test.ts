@@ -2,7 +2,7 @@
 // runs it, in separate processes, exactly as a user points it at the stand-in
 // (CLOUDFLARE_API_BASE_URL, CLOUDFLARE_API_TOKEN, CLOUDFLARE_ACCOUNT_ID): whoami, buckets
 // created, listed and deleted, objects put, got and deleted, the refusals wrangler reports, and a
-// 64 MiB object up and down while the server's memory stays far below the object's size.
+// 192 MiB object up and down while the server's memory stays far below the object's size.
 import { createHash } from 'node:crypto';
 import { createWriteStream, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +18,8 @@ const SANDBOX = '5a7805061c76ada191ed06f989cc3dac';
 const TOKEN = 'wrangler-test-token-0123456789';
 const SANDBOX_TOKEN = 'wrangler-sandbox-token-0123456789';
 const MiB = 1024 * 1024;
+/** The large object: room to tell streaming from buffering (wrangler puts at most 300 MiB). */
+const OBJECT_MIB = 192;
 
 const work = temporaryDirectory('wrangler-');
 let api: ApiProcess;
@@ -123,13 +125,13 @@ describe('buckets and objects', () => {
     expect(readFileSync(path.join(work, 'got-empty.bin')).length).toBe(0);
   });
 
-  it('moves a 64 MiB object up and down while the server grows by far less than the object', async () => {
+  it('moves a 192 MiB object up and down while the server grows by less than half of it', async () => {
     await run(['r2', 'bucket', 'create', 'wrangler-large']);
     const file = path.join(work, 'large.bin');
     const sent = createHash('sha256');
     await new Promise<void>((resolve, reject) => {
       const out = createWriteStream(file);
-      for (let i = 0; i < 64; i++) {
+      for (let i = 0; i < OBJECT_MIB; i++) {
         const chunk = pseudoRandomChunk(i, MiB);
         sent.update(chunk);
         out.write(chunk);
@@ -146,7 +148,11 @@ describe('buckets and objects', () => {
     expect(got.code).toBe(0);
     const downloadGrowth = memoryField(api.pid, 'VmHWM') - beforeDownload;
     expect(createHash('sha256').update(readFileSync(path.join(work, 'large-copy.bin'))).digest('hex')).toBe(sent.digest('hex'));
-    // A server that buffered the body whole would grow by 64 MiB or more.
-    expect({ uploadGrowth: uploadGrowth < 32 * MiB, downloadGrowth: downloadGrowth < 32 * MiB }).toEqual({ uploadGrowth: true, downloadGrowth: true });
+    // A server that buffered the body whole would grow by 192 MiB or more. Streaming, it grows by
+    // the socket's read buffers the collector has not reclaimed yet: Node allocates every read
+    // afresh, and V8 lets about 64 MiB of them wait for a collection: 33-49 MiB for a 64 MiB
+    // upload (a 32 MiB bound on a 64 MiB object failed now and then), 40-56 MiB for this one.
+    const bound = (OBJECT_MIB / 2) * MiB;
+    expect({ uploadGrowth: uploadGrowth < bound, downloadGrowth: downloadGrowth < bound }).toEqual({ uploadGrowth: true, downloadGrowth: true });
   });
 });
