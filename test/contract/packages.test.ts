@@ -8,6 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildPackage, manifestOf, packageNames, packPackage, type PackageName } from '../../scripts/packages';
+import { startPostgres } from '../support/postgres';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -158,6 +159,34 @@ console.log(JSON.stringify({ seen, zone: zone.name, matches, broken: broken.ok, 
       });
     });
   });
+
+  it('keep a large object on PostgreSQL with plain node: the driver resolved from the consumer, the body and a range read back whole', async () => {
+    const cluster = await startPostgres();
+    try {
+      const url = await cluster.createDatabase();
+      writeFileSync(
+        path.join(project, 'use-postgres.mjs'),
+        `import { createHash } from 'node:crypto';
+import { createBucket, openPostgresBuckets } from '@edge-api-toolkit/bucket';
+
+const buckets = await openPostgresBuckets({ connectionString: process.argv[2] });
+const bucket = createBucket({ engine: buckets.storage('photos') });
+const bytes = Buffer.alloc(3 * 1024 * 1024 + 123).map((_, i) => (i * 31) % 251);
+const stored = await bucket.put('big.bin', bytes);
+const read = Buffer.from(await (await bucket.get('big.bin')).arrayBuffer());
+const ranged = Buffer.from(await (await bucket.get('big.bin', { range: { offset: 1048570, length: 20 } })).arrayBuffer());
+await bucket.close();
+await buckets.close();
+const md5 = (b) => createHash('md5').update(b).digest('hex');
+console.log(JSON.stringify({ etag: stored.etag === md5(bytes), same: read.equals(bytes), ranged: ranged.equals(bytes.subarray(1048570, 1048590)) }));
+`,
+      );
+      const { stdout } = await run(process.execPath, ['use-postgres.mjs', url], { cwd: project });
+      expect(JSON.parse(stdout)).toEqual({ etag: true, same: true, ranged: true });
+    } finally {
+      await cluster.stop();
+    }
+  }, 60_000);
 
   it('type-check consumers with tsc under Node ESM resolution, types and all', async () => {
     // Each file holds a @ts-expect-error: were a package's types lost (any), tsc would fail on it.

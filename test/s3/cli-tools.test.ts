@@ -25,6 +25,9 @@ function installed(tool: string): boolean {
 }
 
 type Engine = 'disk' | 'postgres';
+const ENGINES: Engine[] = ['disk', 'postgres'];
+/** A scenario's rows: its part size on each engine. */
+const onEachEngine = (partMiB: number): [number, Engine][] => ENGINES.map((engine) => [partMiB, engine]);
 /** The endpoint over each engine: the data directory's buckets, or a PostgreSQL database's. */
 const servers = {} as Record<Engine, RunningS3Server>;
 let cluster: PostgresCluster;
@@ -43,7 +46,7 @@ beforeAll(async () => {
   // One endpoint per engine for every tool, with the platform's own minimum part size (5 MiB).
   cluster = await startPostgres();
   const databaseUrl = await cluster.createDatabase();
-  for (const engine of ['disk', 'postgres'] as const) {
+  for (const engine of ENGINES) {
     servers[engine] = await startS3Server({
       accessKeys: new Map([[ACCESS_KEY_ID, SECRET]]),
       dataDir: join(root, 'data'),
@@ -105,10 +108,7 @@ const expectedKeys = () => Object.keys(digests(tree)).map((path) => `tree/${path
 
 describe('awscli', () => {
   const present = installed('aws');
-  test.skipIf(!present).each([
-    [8, 'disk'],
-    [8, 'postgres'],
-  ] as [number, Engine][])(
+  test.skipIf(!present).each(onEachEngine(8))(
     '%i MiB parts, on %s: mb, sync up, ls, sync again, sync down, rm --recursive, rb',
     async (partMiB, engine) => {
       const server = servers[engine];
@@ -218,10 +218,7 @@ describe('rclone', () => {
 
 describe('s3cmd', () => {
   const present = installed('s3cmd');
-  test.skipIf(!present).each([
-    [15, 'disk'],
-    [15, 'postgres'],
-  ] as [number, Engine][])(
+  test.skipIf(!present).each(onEachEngine(15))(
     '%i MiB parts, on %s: mb, sync up, ls, sync again, sync down, del --recursive, rb',
     async (partMiB, engine) => {
       const server = servers[engine];
