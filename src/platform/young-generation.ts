@@ -9,7 +9,7 @@ const SIZING_FLAGS = /--(max|min)[-_]semi[-_]space[-_]size|--semi[-_]space[-_]gr
  * NODE_OPTIONS): that choice wins. Answers whether it did.
  *
  * Why: a burst of writes (the server bench's PATCH load) made V8 double the young generation
- * up to 128 MiB, and keep it when the burst was over. The platform then held 270-290 MiB while
+ * up to 128 MiB (Node 24; 32 MiB on Node 22), and keep it when the burst was over. The platform then held 270-290 MiB while
  * serving reads it had served in 120-145. V8 reads the growth factor each time it considers
  * growing the young generation, so setting it after start-up takes effect.
  */

@@ -16,8 +16,8 @@ function largestYoungGeneration(mode: 'keep' | 'default'): number {
 test('under a burst of short-lived objects the young generation stays near its starting size, where V8 alone grows it to its most', () => {
   const alone = largestYoungGeneration('default');
   const kept = largestYoungGeneration('keep');
-  // V8 alone doubles it up to its most (128 MiB on 64-bit Node 24); kept, it stayed within 4-12.
-  expect(alone).toBeGreaterThanOrEqual(64 * MiB);
+  // V8 alone doubles it up to its most (128 MiB on Node 24, 32 on Node 22); kept, it stayed within 4-12.
+  expect(alone).toBeGreaterThanOrEqual(32 * MiB);
   expect(kept).toBeLessThanOrEqual(16 * MiB);
 }, 60_000);
 
