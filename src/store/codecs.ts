@@ -1,4 +1,5 @@
 /** Column codecs shared by the repositories: JSON as TEXT, booleans as 0/1, batched inserts. */
+import { RecentMemo } from './recent-memo';
 
 export function toJson(value: unknown): string {
   return JSON.stringify(value);
@@ -13,11 +14,12 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const frozenTexts = new WeakMap<object, string>();
+/** Encodings kept: far more than the frozen values one request encodes (see RecentMemo on why few). */
+const frozenTexts = new RecentMemo<string>(16);
 
 /**
- * JSON of a value, kept for a frozen object (which cannot change): a write's version snapshot and
- * the server's answer to that write encode the same frozen ruleset once between them.
+ * JSON of a value, kept for a recent frozen object (which cannot change): a write's version
+ * snapshot and the server's answer to that write encode the same frozen ruleset once between them.
  */
 export function frozenJson(value: unknown): string {
   if (value === null || typeof value !== 'object' || !Object.isFrozen(value)) return JSON.stringify(value);

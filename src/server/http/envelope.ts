@@ -1,5 +1,6 @@
 import type { Response } from 'express';
 import type { components } from '../../../generated/api';
+import { RecentMemo } from '../../store';
 import type { ApiError } from './errors';
 
 export type ResultInfo = components['schemas']['ResultInfo'];
@@ -24,15 +25,16 @@ export type JsonEncoder = (value: unknown) => string;
 
 /**
  * The success envelope, for results encoded by `encode` (the app gives the store's, which encodes
- * a frozen result, such as a committed ruleset version, once for the store and the answer alike).
+ * a recent frozen result, such as a committed ruleset version, once for the store and the answer alike).
  * With `validated` (response validation on), it goes through `res.json`, where the validator
  * checks it; otherwise it is written as it was encoded, a frozen result's encoding made once and
  * reused, straight to Node's response (no ETag or freshness check to make: the server sets neither
  * ETag nor Last-Modified). A HEAD request's response keeps the headers and drops the body.
  */
 export function resultSender(encode: JsonEncoder) {
-  // Encoded envelopes of frozen results (the store's committed ruleset versions never change).
-  const encoded = new WeakMap<object, Encoded>();
+  // Encoded envelopes of recent frozen results (the store's committed ruleset versions never
+  // change), for as many as the store keeps encodings of (see RecentMemo on why few).
+  const encoded = new RecentMemo<Encoded>(16);
   const envelopeText = (result: unknown, resultInfo: ResultInfo | undefined): string => {
     const info = resultInfo ? `,"result_info":${JSON.stringify(resultInfo)}` : '';
     return `{"result":${encode(result)},"success":true,"errors":[],"messages":[]${info}}`;
