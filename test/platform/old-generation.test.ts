@@ -12,6 +12,12 @@ const CHILD = fileURLToPath(new URL('./fixtures/old-generation-server.ts', impor
 const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
 const ENTRY_POINT = `/zones/${PRO_ZONE}/rulesets/phases/http_request_firewall_managed/entrypoint`;
 const CONNECTIONS = 10;
+/**
+ * Node 22's V8 moves a request's ordinary objects (Express's, Node's response) to the old
+ * generation under the same load, with or without these changes (about 2.4 KB a read, see
+ * docs/performance.md#memory), so there the counts say nothing of the caches: measured on Node 24.
+ */
+const measured = Number(process.versions.node.split('.')[0]) >= 24;
 
 let child: ChildProcess;
 let baseUrl: string;
@@ -57,6 +63,7 @@ let patchRule: (index: number) => [string, RequestInit];
 const getEntryPoint = (): [string, RequestInit] => [ENTRY_POINT, {}];
 
 beforeAll(async () => {
+  if (!measured) return;
   child = fork(CHILD, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   baseUrl = await next<string>('baseUrl');
   const entryPoint = (await (await fetch(`${baseUrl}${ENTRY_POINT}`, { headers: { authorization: `Bearer ${token}` } })).json()) as {
@@ -71,20 +78,20 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  if (child.exitCode !== null) return;
+  if (!measured || child.exitCode !== null) return;
   const exited = new Promise((resolve) => child.once('exit', resolve));
   child.send('exit');
   await exited;
 });
 
-test('a burst of writes (each a new ruleset version) moves little to the old generation', async () => {
+test.runIf(measured)('a burst of writes (each a new ruleset version) moves little to the old generation (Node 24)', async () => {
   // Before: the version cache kept every version for 256 writes, and the encodings of each were
   // kept in WeakMaps rebuilt as they filled: 3.4 KB a write reached the old generation. Now ~75 B.
   const perWrite = await oldGenerationBytesPerRequest(2000, patchRule);
   expect(perWrite).toBeLessThan(1024);
 }, 120_000);
 
-test('a burst of reads of one ruleset moves next to nothing to the old generation', async () => {
+test.runIf(measured)('a burst of reads of one ruleset moves next to nothing to the old generation (Node 24)', async () => {
   // Before: the validator's verdicts and the file lock rebuilt their Maps' tables (in the old
   // generation) every few requests: ~270 B a read. Now ~15 B.
   const perRead = await oldGenerationBytesPerRequest(10_000, getEntryPoint);
