@@ -1,5 +1,5 @@
 /** Column codecs shared by the repositories: JSON as TEXT, booleans as 0/1, batched inserts. */
-import { RecentMemo } from './recent-memo';
+import { RecentMemo } from '../in-place-caches';
 
 export function toJson(value: unknown): string {
   return JSON.stringify(value);

@@ -36,8 +36,6 @@ export {
 export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock, type Clock } from './clock';
 export { isId, newId } from './ids';
 export { frozenJson } from './codecs';
-export { LruMap } from './lru-map';
-export { RecentMemo } from './recent-memo';
 export * from './errors';
 export type { DumpEntry, DumpRow, DumpValue, StoreDump } from './dump';
 export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';

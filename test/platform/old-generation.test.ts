@@ -1,5 +1,5 @@
 // Under a burst of requests, what each request allocates dies young: the caches and queues on the
-// hot paths drop what they drop while it is young (src/store/lru-map.ts, recent-memo.ts), so V8's
+// hot paths drop what they drop while it is young (src/in-place-caches.ts), so V8's
 // old generation, which only a full collection frees and whose pages then stay resident, does not
 // grow with the load. Measured in a child process, whose heap is the server's alone, in bytes that
 // reached the old generation per request (a count, not a time).

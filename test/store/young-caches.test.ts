@@ -1,11 +1,12 @@
 // The caches on the hot paths are shaped so that what they drop dies young (see
-// src/store/lru-map.ts, src/store/recent-memo.ts): their behaviour as caches is tested here; what
+// src/in-place-caches.ts): their behaviour as caches is tested here; what
 // it does to V8's old generation under load, in test/platform/old-generation.test.ts.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { frozenJson, LruMap, openSqliteStore, RecentMemo, type Store } from '../../src/store';
+import { LruMap, RecentMemo } from '../../src/in-place-caches';
+import { frozenJson, openSqliteStore, type Store } from '../../src/store';
 import { VersionCache } from '../../src/store/rulesets/version-cache';
 import type { Ruleset } from '../../src/store';
 import { ZONE_IDS } from './contract/fixtures';

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { components } from '../../../generated/api';
-import { RecentMemo } from '../../store';
+import { RecentMemo } from '../../in-place-caches';
 import type { ApiError } from './errors';
 
 export type ResultInfo = components['schemas']['ResultInfo'];

@@ -1,5 +1,5 @@
 import type { Request, RequestHandler } from 'express';
-import { LruMap } from '../../store';
+import { LruMap } from '../../in-place-caches';
 import { series } from './series';
 
 /** What the validator leaves on a request it accepted, as the server's steps after it read it. */

@@ -1,5 +1,5 @@
 import { deepFreeze } from '../codecs';
-import { LruMap } from '../lru-map';
+import { LruMap } from '../../in-place-caches';
 import { SeededRows } from '../seeded-rows';
 import type { Ruleset } from '../types';
 

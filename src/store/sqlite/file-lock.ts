@@ -13,7 +13,7 @@ interface Turns {
  * The files' queues. A file's entry stays when its queue empties (it is changed in place), and
  * idle entries go only when many files were locked: removing it at every empty queue, many times
  * a second under load, made the Map rebuild its table each time, and V8 moved every new table, and
- * the promises it held, to the old generation (see ../lru-map.ts).
+ * the promises it held, to the old generation (see ../../in-place-caches.ts).
  */
 const files = new Map<string, Turns>();
 const IDLE_FILES_KEPT = 64;
