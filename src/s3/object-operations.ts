@@ -30,7 +30,7 @@ import {
   toS3Error,
 } from './errors';
 import { customMetadataOf, httpMetadataOf, objectHeaders } from './metadata-headers';
-import { readSmallBody, storableStream } from './payload';
+import { readSmallBody, storableStream, WHOLE_BODY_BYTES, wholeBody } from './payload';
 import { uriDecode } from './sigv4';
 import { parseXmlBody } from './xml';
 
@@ -89,8 +89,6 @@ export function conditionFailed(conditions: Headers, object: StoredObject): S3Re
   return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
 }
 
-/** Bodies up to this size are answered as one buffer (one write), larger ones streamed. */
-const WHOLE_BODY_BYTES = 64 * 1024;
 
 /** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
 async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Response> {
@@ -100,6 +98,7 @@ async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Resp
     length: object.size,
   };
   headers['content-length'] = String(length);
+  // Small bodies are answered as one buffer (one write), larger ones streamed.
   const body = length <= WHOLE_BODY_BYTES ? await object.bytes() : object.body;
   if (!ranged) return { status: 200, headers, body };
   headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
@@ -179,7 +178,7 @@ export async function headObject(context: S3Context): Promise<S3Response> {
 async function putChecked(
   bucket: OpenBucket,
   key: string,
-  value: ReadableStream,
+  value: ReadableStream | Uint8Array,
   options: PutOptions & { checksum?: ChecksumClaim },
   conditions: Headers | undefined,
 ) {
@@ -194,17 +193,21 @@ export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const body = bodyOf(context);
+  const conditions = writeConditions(headers);
+  // A small body is read whole first, unless conditions could refuse it unread (412 before a
+  // bad body's own error, as with a streamed body).
+  const whole = conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES;
   const stored = await putChecked(
     bucket,
     keyOf(context),
-    storableStream(body),
+    whole ? await wholeBody(body) : storableStream(body),
     {
       httpMetadata: httpMetadataOf(headers),
       customMetadata: customMetadataOf(headers),
       ...keptChecksumOf(headers),
       ...(body.checksum ? { checksum: body.checksum } : {}),
     },
-    writeConditions(headers),
+    conditions,
   );
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
 }
