@@ -50,12 +50,12 @@ const MAX_KEY_BYTES = 1024;
 export const NULL_VERSION = 'null';
 
 function overridesOf(context: S3Context): Headers | undefined {
-  const overrides = new Headers();
+  let overrides: Headers | undefined;
   for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = context.request.params.get(param);
-    if (value !== undefined) overrides.set(header, value);
+    if (value !== undefined) (overrides ??= new Headers()).set(header, value);
   }
-  return [...overrides.keys()].length === 0 ? undefined : overrides;
+  return overrides;
 }
 
 /**
