@@ -14,6 +14,7 @@ import {
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
+  onLastFoundBucket,
   openBucket,
   partNumberOf,
   xmlResponse,
@@ -132,17 +133,23 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
 
 export async function getObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, false);
-  const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   const range = rangeOf(context.request.headers.get('range'));
   const httpMetadata = overridesOf(context);
-  const object = await fromRequest(() =>
-    bucket.get(key, {
-      ...(conditions ? { onlyIf: conditions } : {}),
-      ...(range ? { range } : {}),
-      ...(httpMetadata ? { httpMetadata } : {}),
+  const { bucket, object } = await onLastFoundBucket(
+    context,
+    async (bucket) => ({
+      bucket,
+      object: await fromRequest(() =>
+        bucket.get(key, {
+          ...(conditions ? { onlyIf: conditions } : {}),
+          ...(range ? { range } : {}),
+          ...(httpMetadata ? { httpMetadata } : {}),
+        }),
+      ),
     }),
+    (read) => read.object !== null,
   );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
@@ -153,18 +160,25 @@ export async function getObject(context: S3Context): Promise<S3Response> {
 
 export async function headObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, true);
-  const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   if (!conditions) {
-    const object = await fromRequest(() => bucket.head(key));
+    const { bucket, object } = await onLastFoundBucket(
+      context,
+      async (bucket) => ({ bucket, object: await fromRequest(() => bucket.head(key)) }),
+      (read) => read.object !== null,
+    );
     if (object === null) throw noSuchKey(key);
     return {
       status: 200,
       headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
     };
   }
-  const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
+  const { bucket, object } = await onLastFoundBucket(
+    context,
+    async (bucket) => ({ bucket, object: await fromRequest(() => bucket.get(key, { onlyIf: conditions })) }),
+    (read) => read.object !== null,
+  );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions, object);
   await object.body.cancel();
@@ -191,24 +205,28 @@ async function putChecked(
 
 export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
-  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  // A bucket not found before is checked first: NoSuchBucket before the body is read.
+  const checked = context.catalogue.lastFound(context.request.bucket!) ? undefined : await openBucket(context);
   const body = bodyOf(context);
   const conditions = writeConditions(headers);
+  const options = {
+    httpMetadata: httpMetadataOf(headers),
+    customMetadata: customMetadataOf(headers),
+    ...keptChecksumOf(headers),
+    ...(body.checksum ? { checksum: body.checksum } : {}),
+  };
   // A small body is read whole first, unless conditions could refuse it unread (412 before a
-  // bad body's own error, as with a streamed body).
-  const whole = conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES;
-  const stored = await putChecked(
-    bucket,
-    keyOf(context),
-    whole ? await wholeBody(body) : storableStream(body),
-    {
-      httpMetadata: httpMetadataOf(headers),
-      customMetadata: customMetadataOf(headers),
-      ...keptChecksumOf(headers),
-      ...(body.checksum ? { checksum: body.checksum } : {}),
-    },
-    conditions,
-  );
+  // bad body's own error, as with a streamed body). In memory, it can be stored again in the
+  // bucket created since, should the bucket last found be refused as deleted.
+  if (conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES) {
+    const bytes = await wholeBody(body);
+    const stored = await onLastFoundBucket(context, (bucket) => putChecked(bucket, key, bytes, options, undefined), () => true);
+    return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
+  }
+  // A streamed body cannot be sent again: its bucket is checked before it is read.
+  const bucket = checked ?? (await openBucket(context));
+  const stored = await putChecked(bucket, key, storableStream(body), options, conditions);
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
 }
 
