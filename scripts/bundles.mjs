@@ -209,6 +209,59 @@ const requiredHttpPlugin = {
   },
 };
 
+/**
+ * Packages only some starts use (zod checks configuration, auth and seed files and request
+ * descriptions; yaml reads auth files), evaluated on first use instead of at every start: an ES
+ * module is evaluated when the bundle is, but a module reached by require() only when first
+ * required. Our sources' imports of them get a CommonJS stand-in whose exports are getters that
+ * require the package itself; the names come from the package as this build loads it. The
+ * modules that use them build their schemas on first use too, so that nothing touches an export
+ * while the bundle is evaluated. About 60 ms of every start (docs/performance.md#start-up).
+ */
+const DEFERRED_PACKAGES = ['zod', 'yaml'];
+
+async function deferredPackagesPlugin() {
+  const exportsOf = Object.fromEntries(
+    await Promise.all(DEFERRED_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default')])),
+  );
+  const pattern = new RegExp(`^(${DEFERRED_PACKAGES.join('|')})$`);
+  return {
+    name: 'deferred-packages',
+    setup(build) {
+      build.onResolve({ filter: pattern }, (args) => {
+        // The stand-in's own require(), and the packages' uses by other packages: the package itself.
+        if (args.namespace === 'deferred' || !/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer)) return undefined;
+        return { path: args.path, namespace: 'deferred' };
+      });
+      build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => ({
+        contents: [
+          'let loaded;',
+          `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          "Object.defineProperty(exports, '__esModule', { value: true });",
+          `for (const name of ${JSON.stringify(exportsOf[args.path])}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root,
+      }));
+    },
+  };
+}
+
+/**
+ * JSON files bundled as one JSON text each, parsed when the module is first evaluated: V8 parses
+ * JSON faster than it runs the same value written as a JavaScript literal, esbuild's way (the
+ * media type database alone is 200 KB).
+ */
+const jsonTextPlugin = {
+  name: 'json-text',
+  setup(build) {
+    build.onLoad({ filter: /\.json$/ }, (args) => ({
+      contents: `module.exports = JSON.parse(${JSON.stringify(JSON.stringify(JSON.parse(readFileSync(args.path, 'utf8'))))});\n`,
+      loader: 'js',
+    }));
+  },
+};
+
 /** Read by the build rather than bundled: a change to them must rebuild the bundle too. */
 const documentInputs = ['generated/openapi.json', 'fixtures/seed.json'];
 
@@ -247,7 +300,7 @@ async function buildBundle(name) {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [prebuiltDocumentPlugin(prepared), prebuiltSeedPlugin(seed), prebuiltImagePlugin(image), requiredHttpPlugin],
+    plugins: [prebuiltDocumentPlugin(prepared), prebuiltSeedPlugin(seed), prebuiltImagePlugin(image), requiredHttpPlugin, await deferredPackagesPlugin(), jsonTextPlugin],
     // Whitespace only: a third less text to read and compile at every start, while every name
     // stays (the server tells the validator's middlewares apart by their functions' names, which
     // the syntax minifier drops).

@@ -21,8 +21,10 @@ export function crc32c(data: Uint8Array, previous = 0): number {
 }
 
 // CRC-64/NVME: reflected polynomial 0x9A6C9329AC4BC9B5, kept as two 32-bit halves so the
-// inner loop stays in small integers.
-const [CRC64_LOW, CRC64_HIGH] = (() => {
+// inner loop stays in small integers. Computed on bigints, so made on first use rather than at
+// every start.
+let crc64Tables: [Uint32Array, Uint32Array] | undefined;
+const makeCrc64Tables = (): [Uint32Array, Uint32Array] => {
   const low = new Uint32Array(256);
   const high = new Uint32Array(256);
   const poly = 0x9a6c9329ac4bc9b5n;
@@ -33,7 +35,7 @@ const [CRC64_LOW, CRC64_HIGH] = (() => {
     high[Number(n)] = Number(c >> 32n);
   }
   return [low, high];
-})();
+};
 
 /** CRC-64/NVME as a running state: `update` bytes, then `digest` the 8 big-endian bytes. */
 export class Crc64Nvme {
@@ -41,12 +43,13 @@ export class Crc64Nvme {
   #high = 0xffffffff;
 
   update(data: Uint8Array): this {
+    const [lowTable, highTable] = (crc64Tables ??= makeCrc64Tables());
     let low = this.#low;
     let high = this.#high;
     for (let i = 0; i < data.length; i++) {
       const index = (low ^ data[i]!) & 0xff;
-      low = ((low >>> 8) | (high << 24)) ^ CRC64_LOW[index]!;
-      high = (high >>> 8) ^ CRC64_HIGH[index]!;
+      low = ((low >>> 8) | (high << 24)) ^ lowTable[index]!;
+      high = (high >>> 8) ^ highTable[index]!;
     }
     this.#low = low >>> 0;
     this.#high = high >>> 0;
@@ -105,18 +108,21 @@ class CrcField {
   }
 }
 
-const FIELDS = {
-  crc32: new CrcField(32, 0xedb88320n),
-  crc32c: new CrcField(32, 0x82f63b78n),
-  crc64nvme: new CrcField(64, 0x9a6c9329ac4bc9b5n),
-};
+/** Each field's powers take some 3,000 bigint products: made on first use, not at every start. */
+const POLYNOMIALS = { crc32: [32, 0xedb88320n], crc32c: [32, 0x82f63b78n], crc64nvme: [64, 0x9a6c9329ac4bc9b5n] } as const;
+const fields = new Map<keyof typeof POLYNOMIALS, CrcField>();
+function fieldOf(kind: keyof typeof POLYNOMIALS): CrcField {
+  let field = fields.get(kind);
+  if (!field) fields.set(kind, (field = new CrcField(POLYNOMIALS[kind][0], POLYNOMIALS[kind][1])));
+  return field;
+}
 
 /**
  * The CRC of a whole made of pieces, from each piece's CRC (big-endian bytes) and length: what a
  * full-object checksum of a multipart upload is, without reading the parts again.
  */
-export function combineCrcs(kind: keyof typeof FIELDS, pieces: { crc: Buffer; length: number }[]): Buffer {
-  const field = FIELDS[kind];
+export function combineCrcs(kind: keyof typeof POLYNOMIALS, pieces: { crc: Buffer; length: number }[]): Buffer {
+  const field = fieldOf(kind);
   const bytes = kind === 'crc64nvme' ? 8 : 4;
   let crc = 0n;
   for (const piece of pieces) {

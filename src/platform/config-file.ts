@@ -44,57 +44,64 @@ function must(what: string) {
   return { error: (issue: { input?: unknown }) => `must be ${what}, not ${shown(issue.input)}` };
 }
 
-const port = z.number(must('a port from 0 to 65535')).int(must('a port from 0 to 65535')).min(0, must('a port from 0 to 65535')).max(65535, must('a port from 0 to 65535'));
-const host = z.string(must('a host name or address')).min(1, must('a host name or address')).max(253, must('a host name or address'));
-const enabled = z.boolean(must('true or false'));
-const path = z.string(must('a file path')).min(1, must('a file path'));
-const positive = z.number(must('a whole number, at least 1')).int(must('a whole number, at least 1')).min(1, must('a whole number, at least 1'));
+function buildFileSchema() {
+  const port = z.number(must('a port from 0 to 65535')).int(must('a port from 0 to 65535')).min(0, must('a port from 0 to 65535')).max(65535, must('a port from 0 to 65535'));
+  const host = z.string(must('a host name or address')).min(1, must('a host name or address')).max(253, must('a host name or address'));
+  const enabled = z.boolean(must('true or false'));
+  const path = z.string(must('a file path')).min(1, must('a file path'));
+  const positive = z.number(must('a whole number, at least 1')).int(must('a whole number, at least 1')).min(1, must('a whole number, at least 1'));
 
-/** The S3 endpoint's access key rules (as `npm run s3` checks keys from the environment). */
-const accessKey = z.strictObject({
-  id: z.string(must('3 to 128 letters, digits or _')).regex(/^[A-Za-z0-9_]{3,128}$/, must('3 to 128 letters, digits or _')),
-  secret: z.string(must('a secret of at least 8 characters')).min(8, { error: 'must be a secret of at least 8 characters' }),
-});
+  /** The S3 endpoint's access key rules (as `npm run s3` checks keys from the environment). */
+  const accessKey = z.strictObject({
+    id: z.string(must('3 to 128 letters, digits or _')).regex(/^[A-Za-z0-9_]{3,128}$/, must('3 to 128 letters, digits or _')),
+    secret: z.string(must('a secret of at least 8 characters')).min(8, { error: 'must be a secret of at least 8 characters' }),
+  });
 
-const fileSchema = z.strictObject({
-  state: z
-    .strictObject({
-      data_dir: path.optional(),
-      database_url: z.string(must('a postgres:// URL')).min(1, must('a postgres:// URL')).optional(),
-      load: path.optional(),
-    })
-    .optional(),
-  api: z.strictObject({ enabled: enabled.optional(), port: port.optional(), host: host.optional() }).optional(),
-  s3: z
-    .strictObject({
-      enabled: enabled.optional(),
-      port: port.optional(),
-      host: host.optional(),
-      credentials_file: path.optional(),
-      access_keys: z.array(accessKey, must('a list of { id, secret }')).optional(),
-      public_read: z.array(z.string(must('a bucket name')).min(1, must('a bucket name')), must('a list of bucket names')).optional(),
-      region: z.string(must('a region name')).min(1, must('a region name')).optional(),
-      account: z.string(must('an account id (32 lower-case hexadecimal characters)')).regex(/^[0-9a-f]{32}$/, must('an account id (32 lower-case hexadecimal characters)')).optional(),
-    })
-    .optional(),
-  workers: z
-    .array(
-      z.strictObject({
-        config: path,
-        name: z.string(must('a name of letters, digits, - or _')).regex(/^[A-Za-z0-9_-]{1,63}$/, must('a name of letters, digits, - or _')).optional(),
+  return z.strictObject({
+    state: z
+      .strictObject({
+        data_dir: path.optional(),
+        database_url: z.string(must('a postgres:// URL')).min(1, must('a postgres:// URL')).optional(),
+        load: path.optional(),
+      })
+      .optional(),
+    api: z.strictObject({ enabled: enabled.optional(), port: port.optional(), host: host.optional() }).optional(),
+    s3: z
+      .strictObject({
         enabled: enabled.optional(),
         port: port.optional(),
         host: host.optional(),
-      }),
-      must('a list of [[workers]] tables'),
-    )
-    .optional(),
-  rate_limit: z.strictObject({ enabled: enabled.optional(), requests: positive.optional(), window_seconds: positive.optional() }).optional(),
-  // Checked by each face against what it serves (operationIds, S3 operations), before anything listens.
-  faults: z.strictObject({ api: z.array(z.unknown(), must('a list of rules')).optional(), s3: z.array(z.unknown(), must('a list of rules')).optional() }).optional(),
-});
+        credentials_file: path.optional(),
+        access_keys: z.array(accessKey, must('a list of { id, secret }')).optional(),
+        public_read: z.array(z.string(must('a bucket name')).min(1, must('a bucket name')), must('a list of bucket names')).optional(),
+        region: z.string(must('a region name')).min(1, must('a region name')).optional(),
+        account: z.string(must('an account id (32 lower-case hexadecimal characters)')).regex(/^[0-9a-f]{32}$/, must('an account id (32 lower-case hexadecimal characters)')).optional(),
+      })
+      .optional(),
+    workers: z
+      .array(
+        z.strictObject({
+          config: path,
+          name: z.string(must('a name of letters, digits, - or _')).regex(/^[A-Za-z0-9_-]{1,63}$/, must('a name of letters, digits, - or _')).optional(),
+          enabled: enabled.optional(),
+          port: port.optional(),
+          host: host.optional(),
+        }),
+        must('a list of [[workers]] tables'),
+      )
+      .optional(),
+    rate_limit: z.strictObject({ enabled: enabled.optional(), requests: positive.optional(), window_seconds: positive.optional() }).optional(),
+    // Checked by each face against what it serves (operationIds, S3 operations), before anything listens.
+    faults: z.strictObject({ api: z.array(z.unknown(), must('a list of rules')).optional(), s3: z.array(z.unknown(), must('a list of rules')).optional() }).optional(),
+  });
+}
 
-export type PlatformFile = z.output<typeof fileSchema>;
+// Built on first use: a start without a configuration file neither builds it nor loads zod (see
+// deferredPackagesPlugin in scripts/bundles.mjs).
+let builtSchema: ReturnType<typeof buildFileSchema> | undefined;
+const fileSchema = () => (builtSchema ??= buildFileSchema());
+
+export type PlatformFile = z.output<ReturnType<typeof buildFileSchema>>;
 
 /** The keys of each table, for the message that names an unknown one. */
 const KEYS: Record<string, string> = {
@@ -123,7 +130,7 @@ export function readPlatformFile(file: string): PlatformFile {
   const parsed = parseConfigText(readTextFile(file), file, format);
   const problems = new ProblemList(file);
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) problems.fail('', `must hold a table of settings, not ${shown(parsed)}`);
-  const checked = fileSchema.safeParse(parsed);
+  const checked = fileSchema().safeParse(parsed);
   if (checked.success) return checked.data;
   for (const issue of checked.error.issues) {
     const where = keyPath(issue.path);

@@ -22,52 +22,59 @@ export type HttpVersion = (typeof HTTP_VERSIONS)[number];
 /** RFC 9110 token: method and header names. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
-const values = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
-  error: 'must be a string or a non-empty array of strings',
-});
 /** The limits the extension operation's schema sets too. */
 const MAX_ENTRIES = 200;
 const MAX_URL_LENGTH = 16384;
 const MAX_METHOD_LENGTH = 32;
 
-const atMostEntries = [(map: object) => Object.keys(map).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} entries`] as const;
-const headerMap = z
-  .record(z.string().regex(TOKEN, 'is not a header name (an HTTP token)'), values, expecting('an object from header name to value(s)'))
-  .refine(...atMostEntries);
+function buildSchema() {
+  const values = z.union([z.string(), z.array(z.string()).min(1, 'must list at least one value')], {
+    error: 'must be a string or a non-empty array of strings',
+  });
+  const atMostEntries = [(map: object) => Object.keys(map).length <= MAX_ENTRIES, `must have at most ${MAX_ENTRIES} entries`] as const;
+  const headerMap = z
+    .record(z.string().regex(TOKEN, 'is not a header name (an HTTP token)'), values, expecting('an object from header name to value(s)'))
+    .refine(...atMostEntries);
 
-const schema = z.strictObject(
-  {
-    method: z
-      .string(expecting('a string'))
-      .regex(TOKEN, 'must be an HTTP method such as GET or POST')
-      .max(MAX_METHOD_LENGTH, `must be at most ${MAX_METHOD_LENGTH} characters`),
-    url: z.string(expecting('a string')).max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
-    http_version: z.enum(HTTP_VERSIONS, { error: `must be one of ${HTTP_VERSIONS.join(', ')}` }).optional(),
-    headers: headerMap.optional(),
-    cookies: z
-      .record(z.string().regex(/^[^\s;=,]+$/, 'is not a cookie name'), values, expecting('an object from cookie name to value(s)'))
-      .refine(...atMostEntries)
-      .optional(),
-    body: z.string({ error: 'must be a string (the raw request body)' }).optional(),
-    client_ip: z
-      .string({ error: 'must be a string' })
-      .refine(isIpAddress, 'must be an IPv4 or IPv6 address')
-      .optional(),
-    overrides: z.record(z.string(), z.unknown(), expecting('an object from rules-language field name to value')).refine(...atMostEntries).optional(),
-    response: z
-      .strictObject(
-        {
-          status: z.int(expecting('an integer')).min(100, 'must be 100 to 599').max(599, 'must be 100 to 599'),
-          headers: headerMap.optional(),
-        },
-        expecting('an object with status and optional headers'),
-      )
-      .optional(),
-  },
-  { error: 'the request description must be a JSON object with at least method and url' },
-);
+  return z.strictObject(
+    {
+      method: z
+        .string(expecting('a string'))
+        .regex(TOKEN, 'must be an HTTP method such as GET or POST')
+        .max(MAX_METHOD_LENGTH, `must be at most ${MAX_METHOD_LENGTH} characters`),
+      url: z.string(expecting('a string')).max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`),
+      http_version: z.enum(HTTP_VERSIONS, { error: `must be one of ${HTTP_VERSIONS.join(', ')}` }).optional(),
+      headers: headerMap.optional(),
+      cookies: z
+        .record(z.string().regex(/^[^\s;=,]+$/, 'is not a cookie name'), values, expecting('an object from cookie name to value(s)'))
+        .refine(...atMostEntries)
+        .optional(),
+      body: z.string({ error: 'must be a string (the raw request body)' }).optional(),
+      client_ip: z
+        .string({ error: 'must be a string' })
+        .refine(isIpAddress, 'must be an IPv4 or IPv6 address')
+        .optional(),
+      overrides: z.record(z.string(), z.unknown(), expecting('an object from rules-language field name to value')).refine(...atMostEntries).optional(),
+      response: z
+        .strictObject(
+          {
+            status: z.int(expecting('an integer')).min(100, 'must be 100 to 599').max(599, 'must be 100 to 599'),
+            headers: headerMap.optional(),
+          },
+          expecting('an object with status and optional headers'),
+        )
+        .optional(),
+    },
+    { error: 'the request description must be a JSON object with at least method and url' },
+  );
+}
 
-type ParsedShape = z.infer<typeof schema>;
+// Built on first use: a start neither builds it nor loads zod (see deferredPackagesPlugin in
+// scripts/bundles.mjs).
+let builtSchema: ReturnType<typeof buildSchema> | undefined;
+const schema = () => (builtSchema ??= buildSchema());
+
+type ParsedShape = z.infer<ReturnType<typeof buildSchema>>;
 export type HeaderValues = string | string[];
 
 export interface RequestDescription extends Omit<ParsedShape, 'overrides'> {
@@ -83,7 +90,7 @@ export interface CheckedDescription {
 
 /** Checks anything (parsed JSON) as a request description; throws one error listing every problem. */
 export function checkDescription(input: unknown): CheckedDescription {
-  const parsed = schema.safeParse(input);
+  const parsed = schema().safeParse(input);
   const issues: DescriptionIssue[] = parsed.success ? [] : parsed.error.issues.flatMap(toIssues);
   // The checks beyond the shape run on whatever parts have the right shape, so one answer lists every problem.
   const shaped = (parsed.success ? parsed.data : isRecord(input) ? input : {}) as Partial<ParsedShape>;

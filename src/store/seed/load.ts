@@ -20,7 +20,7 @@ export async function loadSeedFile(file: string): Promise<SeedFile> {
   } catch (error) {
     throw new SeedFileError(file, [`is not valid JSON: ${(error as Error).message}`]);
   }
-  const parsed = seedFileSchema.safeParse(raw);
+  const parsed = seedFileSchema().safeParse(raw);
   const problems = parsed.success
     ? findInconsistencies(parsed.data)
     : parsed.error.issues.map((issue) => ({ path: issue.path.map(pathPart), message: issue.message }));

@@ -1,6 +1,5 @@
 import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer } from '@hono/node-server';
 import { WorkerStartError } from './worker-start-error';
 
 export interface Listening {
@@ -19,6 +18,10 @@ export async function listen(
   port: number,
   hostname: string,
 ): Promise<Listening> {
+  // Loaded when a worker first listens: the adapter reads the fetch globals (Headers, Request,
+  // Response) as it loads, which loads Node's whole fetch implementation, ~30 ms of every start
+  // of a platform that runs no worker.
+  const { createAdaptorServer } = await import('@hono/node-server');
   // The worker gets the runtime's own Request and Response classes, not the adapter's lighter
   // stand-ins, so code that checks `instanceof Response` behaves as on the platform.
   const server = createAdaptorServer({
