@@ -43,7 +43,9 @@ async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: 
   const started = performance.now();
   const [program, ...args] = command;
   // A process group of its own: npm runs the server in a shell of its own, and the whole group is stopped.
-  const child = spawn(program, args, { cwd, env: { ...env, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  // The S3 endpoint on a free port of its own: its default, the port after PORT, may be taken on a
+  // busy machine.
+  const child = spawn(program, args, { cwd, env: { ...env, PORT: String(port), S3_PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
   let errors = '';
   child.stderr!.on('data', (chunk: Buffer) => void (errors += chunk.toString()));
   try {

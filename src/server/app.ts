@@ -294,7 +294,12 @@ function isValidatorNotFound(error: unknown): boolean {
   return error instanceof NotFound;
 }
 
-/** Sends one request through the validator alone, so it loads and compiles the document now. */
+/**
+ * Sends one request through the validator alone, so it loads the document and makes its request
+ * validators (two Ajv instances holding the document's components) now. The request's path lies
+ * outside the API's base path: the validator lets it through unchecked, so no route's validator
+ * is compiled for it (each route's is compiled by the first request to that route).
+ */
 export async function warmUp(validator: express.RequestHandler[]): Promise<void> {
   const probe = express();
   probe.use(validator);
@@ -308,7 +313,7 @@ export async function warmUp(validator: express.RequestHandler[]): Promise<void>
     // ~50 ms of start-up for this one request. The probe closes the connection once it answered.
     await new Promise<void>((resolve, reject) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.end(`GET ${basePath}/filters/validate-expr?expression=ssl HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n`);
+        socket.end('GET /warm-up HTTP/1.1\r\nhost: 127.0.0.1\r\nconnection: close\r\n\r\n');
       });
       socket.resume();
       socket.once('close', () => resolve());

@@ -5,7 +5,7 @@
 // bucket, where no one could read it: the deletion marks the database deleted in the write
 // transaction that finds it empty, and every write that creates rows refuses a marked one.
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
 import { BucketCatalogue, BucketCatalogueError, BucketError, createBucket, type OpenBucket } from '../../src/bucket';
@@ -206,6 +206,38 @@ describe('another process', () => {
     await expectNoSuchBucket(bucket.createMultipartUpload('movie.mp4'), 'createMultipartUpload');
     expect(bucketDirectories(dataDir)).toEqual([]);
   }, 60_000);
+});
+
+/** The files of `dataDir` this process holds open that are deleted (Linux: /proc/self/fd). */
+function deletedFilesHeld(dataDir: string): string[] {
+  return readdirSync('/proc/self/fd').flatMap((fd) => {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      return target.startsWith(dataDir) && target.endsWith(' (deleted)') ? [target] : [];
+    } catch {
+      return []; // closed since the listing
+    }
+  });
+}
+
+describe('a bucket another catalogue deleted and made again', () => {
+  test.runIf(process.platform === 'linux')('the old storage serves its handles until the catalogue closes, then is closed', async () => {
+    const dataDir = temporaryDirectory(directories);
+    const [holder, other] = [catalogueOn(dataDir), catalogueOn(dataDir)];
+    await holder.create('photos');
+    const old = await holder.open('photos');
+    await old.put('cat.txt', 'meow');
+    await old.delete('cat.txt');
+    await other.delete('photos');
+    await other.create('photos');
+    // The holder finds the new bucket, and keeps the old storage for the handle still on it.
+    const fresh = await holder.open('photos');
+    await fresh.put('dog.txt', 'woof');
+    await expectNoSuchBucket(old.put('cat.txt', 'meow'), 'put');
+    expect(deletedFilesHeld(dataDir).length).toBeGreaterThan(0);
+    await Promise.all([holder.close(), other.close()]);
+    expect(deletedFilesHeld(dataDir)).toEqual([]);
+  });
 });
 
 describe('writes of one process racing a deletion in another', () => {

@@ -47,6 +47,8 @@ export class DirectoryStorage implements CatalogueStorage {
   readonly #engines = new Map<string, { engine: DiskEngine; identity: number }>();
   /** Paths by account and bucket name, joined once: on a request's path, joining cost more than the `stat`. */
   readonly #paths = new Map<string, BucketPaths>();
+  /** Engines of buckets another process deleted or made again: still held by handles, closed with the storage. */
+  readonly #retired = new Set<DiskEngine>();
   /** Settings files read before, by path: re-read only when the file changed. */
   readonly #settings = new Map<string, { stamp: string; value: unknown }>();
 
@@ -174,23 +176,27 @@ export class DirectoryStorage implements CatalogueStorage {
   }
 
   async close(): Promise<void> {
-    const engines = [...this.#engines.values()];
+    const engines = [...[...this.#engines.values()].map(({ engine }) => engine), ...this.#retired];
     this.#engines.clear();
-    await Promise.all(engines.map(({ engine }) => engine.close()));
+    this.#retired.clear();
+    await Promise.all(engines.map((engine) => engine.close()));
   }
 
   /**
    * The open storage of a bucket that exists now, with one `stat`. Its `bucket.json` is written
    * once, at creation, so its inode tells this bucket from one of the same name that another
-   * process deleted and created again: what was open for the old one is forgotten (not closed,
-   * since a worker may still hold a bucket on it) and the new one opened.
+   * process deleted and created again: what was open for the old one is retired (not closed yet,
+   * since a worker may still hold a bucket on it; closed with the storage) and the new one opened.
    */
   #open(paths: BucketPaths): { engine: DiskEngine; identity: number } | null {
     const { directory } = paths;
     const identity = infoIdentity(paths);
     const open = this.#engines.get(directory);
     if (open && open.identity === identity) return open;
-    if (open) this.#engines.delete(directory);
+    if (open) {
+      this.#engines.delete(directory);
+      this.#retired.add(open.engine);
+    }
     if (identity === null) return null;
     let engine: DiskEngine;
     try {
