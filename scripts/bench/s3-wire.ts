@@ -3,11 +3,15 @@
 // on node:http (the machine's HTTP ceiling for this client), (c) a no-op server on
 // @hono/node-server (what the worker host's HTTP library costs) and (d) Miniflare's local S3
 // endpoint (`/cdn-cgi/local/r2/s3`). Every server runs in a process of its own, the client in this
-// one; the figures are requests per second, best of the rounds, all measured in the same run.
+// one; the figures are requests per second, best of the rounds, all measured in the same run, and
+// the server's own CPU time per request (user + system, all its threads, from /proc on Linux;
+// least of the rounds): on a machine shared with other work, rates swing with the load, the CPU a
+// request costs much less.
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare } from 'miniflare';
@@ -32,6 +36,8 @@ export interface WireTarget {
   signed: boolean;
   /** Requests per round; REQUESTS unless given. */
   requests?: number;
+  /** The server's process, whose CPU time is read; none for Miniflare (workerd is its child). */
+  pid?: number;
   stop(): Promise<void>;
 }
 
@@ -63,6 +69,7 @@ export async function noOpServer(kind: 'node:http' | 'hono'): Promise<WireTarget
     name: `no-op server (${kind})`,
     endpoint: `http://127.0.0.1:${port}`,
     signed: false,
+    ...(child.pid === undefined ? {} : { pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
         child.on('exit', () => resolve());
@@ -140,24 +147,58 @@ async function urlsFor(target: WireTarget, round: number, count: number) {
   return { put, get };
 }
 
-/** PUT/s and GET/s against one target, best of the rounds. */
-export async function measure(target: WireTarget, payload: Buffer): Promise<{ put: number; get: number }> {
+/** The CPU time a process has used, in microseconds (user + system, every thread); undefined off Linux. */
+function cpuMicroseconds(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticksPerSecond = 100; // USER_HZ, 100 on every Linux architecture Node runs on
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / ticksPerSecond;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface WireFigures {
+  put: number;
+  get: number;
+  /** CPU µs per request of the server, when its process can be read. */
+  putCpu?: number;
+  getCpu?: number;
+}
+
+/** Times `count` requests: their rate, and the server's CPU time per request. */
+async function timed(target: WireTarget, count: number, send: (i: number) => Promise<void>) {
+  const cpuBefore = cpuMicroseconds(target.pid);
+  const start = process.hrtime.bigint();
+  await pool(count, CONCURRENCY, send);
+  const rate = count / seconds(start);
+  const cpuAfter = cpuMicroseconds(target.pid);
+  return { rate, cpu: cpuBefore === undefined || cpuAfter === undefined ? undefined : (cpuAfter - cpuBefore) / count };
+}
+
+const least = (a: number | undefined, b: number | undefined) => (a === undefined ? b : b === undefined ? a : Math.min(a, b));
+
+/** PUT/s and GET/s against one target, best of the rounds, with CPU per request (least of the rounds). */
+export async function measure(target: WireTarget, payload: Buffer): Promise<WireFigures> {
   const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const best = { put: 0, get: 0 };
+  const best: WireFigures = { put: 0, get: 0 };
   try {
     // A warm-up round: connections open and code compiles before anything is timed.
     for (let round = -1; round < ROUNDS; round++) {
       const count = round < 0 ? 200 : (target.requests ?? REQUESTS);
       const urls = await urlsFor(target, round, count);
-      let start = process.hrtime.bigint();
-      await pool(count, CONCURRENCY, (i) => request(agent, 'PUT', urls.put[i]!, payload));
-      const put = count / seconds(start);
-      start = process.hrtime.bigint();
-      await pool(count, CONCURRENCY, (i) => request(agent, 'GET', urls.get[i]!));
-      const get = count / seconds(start);
+      const put = await timed(target, count, (i) => request(agent, 'PUT', urls.put[i]!, payload));
+      const get = await timed(target, count, (i) => request(agent, 'GET', urls.get[i]!));
       if (round >= 0) {
-        best.put = Math.max(best.put, put);
-        best.get = Math.max(best.get, get);
+        best.put = Math.max(best.put, put.rate);
+        best.get = Math.max(best.get, get.rate);
+        const putCpu = least(best.putCpu, put.cpu);
+        const getCpu = least(best.getCpu, get.cpu);
+        if (putCpu !== undefined) best.putCpu = putCpu;
+        if (getCpu !== undefined) best.getCpu = getCpu;
       }
     }
   } finally {
@@ -176,7 +217,7 @@ export async function benchWire(ours: WireTarget, persist: string): Promise<void
   );
   const payload = randomBytes(KiB);
   const targets = [ours, await noOpServer('node:http'), await noOpServer('hono'), await miniflareS3(persist)];
-  const figures = new Map<string, { put: number; get: number }>();
+  const figures = new Map<string, WireFigures>();
   try {
     for (const target of targets) figures.set(target.name, await measure(target, payload));
   } finally {
@@ -184,12 +225,15 @@ export async function benchWire(ours: WireTarget, persist: string): Promise<void
   }
   const noOp = figures.get(targets[1]!.name)!;
   const peer = figures.get(targets[3]!.name)!;
+  const cpuText = ({ putCpu, getCpu }: WireFigures) =>
+    putCpu === undefined || getCpu === undefined ? '' : `   CPU ${round(putCpu)} / ${round(getCpu)} µs per request`;
   for (const target of targets) {
-    const { put, get } = figures.get(target.name)!;
+    const figure = figures.get(target.name)!;
+    const { put, get } = figure;
     console.log(
       `  ${target.name.padEnd(32)} PUT ${round(put).padStart(6)}/s  GET ${round(get).padStart(6)}/s` +
         `   ${round((100 * put) / noOp.put)}% / ${round((100 * get) / noOp.get)}% of no-op node:http` +
-        `   ${round(put / peer.put, 2)}x / ${round(get / peer.get, 2)}x Miniflare`,
+        `   ${round(put / peer.put, 2)}x / ${round(get / peer.get, 2)}x Miniflare${cpuText(figure)}`,
     );
   }
   const mine = figures.get(ours.name)!;

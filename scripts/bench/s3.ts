@@ -158,7 +158,7 @@ export async function run(): Promise<void> {
   try {
     console.log('S3 endpoint benchmark');
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
-    const ours = { name: 'our endpoint', endpoint: endpoint.url, signed: true, stop: async () => {} };
+    const ours = { name: 'our endpoint', endpoint: endpoint.url, signed: true, pid: endpoint.pid, stop: async () => {} };
     await benchWire(ours, join(root, 'miniflare'));
     if (process.env.S3_BENCH_WIRE_ONLY === '1') return;
     await benchSmall(root, s3, await catalogue.open('bench'));

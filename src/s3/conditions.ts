@@ -21,13 +21,15 @@ function quoteEtags(list: string): string {
  * requests use `x-amz-copy-source-if-match` and so on); undefined when there are none.
  */
 export function conditionsOf(headers: Headers, prefix = ''): Headers | undefined {
-  const conditions = new Headers();
+  // Made only when needed: most requests have no conditions.
+  let conditions: Headers | undefined;
   for (const name of CONDITION_HEADERS) {
     const value = headers.get(prefix + name);
     if (value === null) continue;
+    conditions ??= new Headers();
     conditions.set(name, name.endsWith('match') ? quoteEtags(value) : value);
   }
-  return [...conditions.keys()].length === 0 ? undefined : conditions;
+  return conditions;
 }
 
 /** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */

@@ -1,5 +1,5 @@
 import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket } from '../bucket';
-import { invalidArgument } from './errors';
+import { invalidArgument, toS3Error } from './errors';
 import { verifiedBody, type VerifiedBody } from './payload';
 import type { S3Request } from './request';
 import type { Signer } from './sigv4';
@@ -29,6 +29,37 @@ export interface S3Context {
  */
 export function openBucket(context: S3Context, name = context.request.bucket!): Promise<OpenBucket> {
   return context.catalogue.bucket(name);
+}
+
+/**
+ * Runs `run` on the request's bucket as the catalogue last found it, without the check that it
+ * still exists (a `stat`, as dear as the read itself), when the outcome tells whether that check
+ * could matter (see `AccountBuckets.lastFound`): an outcome `settled` accepts (an object read) is
+ * final; one it does not (nothing found) or NoSuchBucket (a write refused: the bucket was deleted
+ * since) is checked, and `run` runs again on the bucket found now when it is another one (deleted
+ * and created again by another process). `run` may run twice: only for reads, and for writes whose
+ * body is in memory. A bucket not found before is checked first, as `openBucket` does.
+ */
+export async function onLastFoundBucket<T>(
+  context: S3Context,
+  run: (bucket: OpenBucket) => Promise<T>,
+  settled: (outcome: T) => boolean,
+): Promise<T> {
+  const known = context.catalogue.lastFound(context.request.bucket!);
+  if (known === undefined) return run(await openBucket(context));
+  let outcome: { value: T } | { error: unknown };
+  try {
+    const value = await run(known);
+    if (settled(value)) return value;
+    outcome = { value };
+  } catch (error) {
+    if (toS3Error(error)?.code !== 'NoSuchBucket') throw error;
+    outcome = { error };
+  }
+  const current = await openBucket(context);
+  if (current !== known) return run(current);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.value;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
+  onLastFoundBucket,
   openBucket,
   partNumberOf,
   xmlResponse,
@@ -30,7 +31,7 @@ import {
   toS3Error,
 } from './errors';
 import { customMetadataOf, httpMetadataOf, objectHeaders } from './metadata-headers';
-import { readSmallBody, storableStream } from './payload';
+import { readSmallBody, storableStream, WHOLE_BODY_BYTES, wholeBody } from './payload';
 import { uriDecode } from './sigv4';
 import { parseXmlBody } from './xml';
 
@@ -50,12 +51,12 @@ const MAX_KEY_BYTES = 1024;
 export const NULL_VERSION = 'null';
 
 function overridesOf(context: S3Context): Headers | undefined {
-  const overrides = new Headers();
+  let overrides: Headers | undefined;
   for (const [param, header] of Object.entries(RESPONSE_OVERRIDES)) {
     const value = context.request.params.get(param);
-    if (value !== undefined) overrides.set(header, value);
+    if (value !== undefined) (overrides ??= new Headers()).set(header, value);
   }
-  return [...overrides.keys()].length === 0 ? undefined : overrides;
+  return overrides;
 }
 
 /**
@@ -89,8 +90,6 @@ export function conditionFailed(conditions: Headers, object: StoredObject): S3Re
   return { status: 304, headers: { etag: object.httpEtag, 'last-modified': object.uploaded.toUTCString() } };
 }
 
-/** Bodies up to this size are answered as one buffer (one write), larger ones streamed. */
-const WHOLE_BODY_BYTES = 64 * 1024;
 
 /** GET's answer: 206 with Content-Range whenever a range was asked for and served. */
 async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Response> {
@@ -100,6 +99,7 @@ async function served(object: StoredObjectBody, ranged: boolean): Promise<S3Resp
     length: object.size,
   };
   headers['content-length'] = String(length);
+  // Small bodies are answered as one buffer (one write), larger ones streamed.
   const body = length <= WHOLE_BODY_BYTES ? await object.bytes() : object.body;
   if (!ranged) return { status: 200, headers, body };
   headers['content-range'] = `bytes ${offset}-${offset + length - 1}/${object.size}`;
@@ -133,17 +133,23 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
 
 export async function getObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, false);
-  const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   const range = rangeOf(context.request.headers.get('range'));
   const httpMetadata = overridesOf(context);
-  const object = await fromRequest(() =>
-    bucket.get(key, {
-      ...(conditions ? { onlyIf: conditions } : {}),
-      ...(range ? { range } : {}),
-      ...(httpMetadata ? { httpMetadata } : {}),
+  const { bucket, object } = await onLastFoundBucket(
+    context,
+    async (bucket) => ({
+      bucket,
+      object: await fromRequest(() =>
+        bucket.get(key, {
+          ...(conditions ? { onlyIf: conditions } : {}),
+          ...(range ? { range } : {}),
+          ...(httpMetadata ? { httpMetadata } : {}),
+        }),
+      ),
     }),
+    (read) => read.object !== null,
   );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
@@ -154,18 +160,25 @@ export async function getObject(context: S3Context): Promise<S3Response> {
 
 export async function headObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, true);
-  const bucket = await openBucket(context);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   if (!conditions) {
-    const object = await fromRequest(() => bucket.head(key));
+    const { bucket, object } = await onLastFoundBucket(
+      context,
+      async (bucket) => ({ bucket, object: await fromRequest(() => bucket.head(key)) }),
+      (read) => read.object !== null,
+    );
     if (object === null) throw noSuchKey(key);
     return {
       status: 200,
       headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
     };
   }
-  const object = await fromRequest(() => bucket.get(key, { onlyIf: conditions }));
+  const { bucket, object } = await onLastFoundBucket(
+    context,
+    async (bucket) => ({ bucket, object: await fromRequest(() => bucket.get(key, { onlyIf: conditions })) }),
+    (read) => read.object !== null,
+  );
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions, object);
   await object.body.cancel();
@@ -179,7 +192,7 @@ export async function headObject(context: S3Context): Promise<S3Response> {
 async function putChecked(
   bucket: OpenBucket,
   key: string,
-  value: ReadableStream,
+  value: ReadableStream | Uint8Array,
   options: PutOptions & { checksum?: ChecksumClaim },
   conditions: Headers | undefined,
 ) {
@@ -192,20 +205,28 @@ async function putChecked(
 
 export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
-  const bucket = await openBucket(context);
+  const key = keyOf(context);
+  // A bucket not found before is checked first: NoSuchBucket before the body is read.
+  const checked = context.catalogue.lastFound(context.request.bucket!) ? undefined : await openBucket(context);
   const body = bodyOf(context);
-  const stored = await putChecked(
-    bucket,
-    keyOf(context),
-    storableStream(body),
-    {
-      httpMetadata: httpMetadataOf(headers),
-      customMetadata: customMetadataOf(headers),
-      ...keptChecksumOf(headers),
-      ...(body.checksum ? { checksum: body.checksum } : {}),
-    },
-    writeConditions(headers),
-  );
+  const conditions = writeConditions(headers);
+  const options = {
+    httpMetadata: httpMetadataOf(headers),
+    customMetadata: customMetadataOf(headers),
+    ...keptChecksumOf(headers),
+    ...(body.checksum ? { checksum: body.checksum } : {}),
+  };
+  // A small body is read whole first, unless conditions could refuse it unread (412 before a
+  // bad body's own error, as with a streamed body). In memory, it can be stored again in the
+  // bucket created since, should the bucket last found be refused as deleted.
+  if (conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES) {
+    const bytes = await wholeBody(body);
+    const stored = await onLastFoundBucket(context, (bucket) => putChecked(bucket, key, bytes, options, undefined), () => true);
+    return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
+  }
+  // A streamed body cannot be sent again: its bucket is checked before it is read.
+  const bucket = checked ?? (await openBucket(context));
+  const stored = await putChecked(bucket, key, storableStream(body), options, conditions);
   return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
 }
 

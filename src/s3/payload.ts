@@ -148,13 +148,7 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null, checks
       for (const claim of claims) claim.digest.update(chunk);
       yield chunk;
     }
-    if (declaredLength !== undefined && size !== declaredLength) {
-      throw new S3Error(
-        'IncompleteBody',
-        400,
-        `x-amz-decoded-content-length says ${declaredLength} bytes; the body has ${size}.`,
-      );
-    }
+    if (declaredLength !== undefined && size !== declaredLength) throw incompleteBody(declaredLength, size);
     for (const claim of claims) {
       const actual = claim.digest.base64();
       const expected = claim.expected();
@@ -183,6 +177,30 @@ export function storableStream(body: VerifiedBody): ReadableStream<Uint8Array> {
   const stream = ReadableStream.from(body.chunks);
   declareStreamLength(stream, body.length);
   return stream;
+}
+
+const incompleteBody = (declared: number, size: number) =>
+  new S3Error('IncompleteBody', 400, `x-amz-decoded-content-length says ${declared} bytes; the body has ${size}.`);
+
+/** Bodies up to this size are handled whole: read before they are stored (`wholeBody`), answered in one write. */
+export const WHOLE_BODY_BYTES = 64 * 1024;
+
+/**
+ * A small body read whole, verified, as one buffer: what the runtime stores in one piece, without
+ * the stream machinery a body of any size needs (which cost more than the bytes of a 1 KiB PUT).
+ * Only for a body whose length is known and at most WHOLE_BODY_BYTES; a body longer than it said
+ * is refused as soon as it is, so memory holds no more than that.
+ */
+export async function wholeBody(body: VerifiedBody): Promise<Buffer> {
+  const declared = body.length!;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of body.chunks) {
+    size += chunk.byteLength;
+    if (size > declared) throw incompleteBody(declared, size);
+    chunks.push(chunk);
+  }
+  return chunks.length === 1 ? Buffer.from(chunks[0]!.buffer, chunks[0]!.byteOffset, chunks[0]!.byteLength) : Buffer.concat(chunks, size);
 }
 
 function checksumClaim(algorithm: string, expected: () => string | undefined, header: string): Claim {

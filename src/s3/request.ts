@@ -18,6 +18,8 @@ export interface S3Request extends SignedParts {
 const invalidUri = (path: string) =>
   new S3Error('InvalidURI', 400, `Could not parse the specified URI: ${path} is not valid percent-encoded UTF-8.`);
 
+const plusAsSpace = (text: string) => (text.includes('+') ? text.replace(/\+/g, ' ') : text);
+
 /** Reads method, path, query and headers; a path or query that does not decode is InvalidURI. */
 export function readRequest(incoming: IncomingMessage): S3Request {
   const target = incoming.url ?? '/';
@@ -30,8 +32,8 @@ export function readRequest(incoming: IncomingMessage): S3Request {
     if (pair === '') continue;
     const equals = pair.indexOf('=');
     // Query strings may encode spaces as "+" (form encoding); paths never do.
-    const name = uriDecode((equals < 0 ? pair : pair.slice(0, equals)).replace(/\+/g, ' '));
-    const value = uriDecode((equals < 0 ? '' : pair.slice(equals + 1)).replace(/\+/g, ' '));
+    const name = uriDecode(plusAsSpace(equals < 0 ? pair : pair.slice(0, equals)));
+    const value = uriDecode(plusAsSpace(equals < 0 ? '' : pair.slice(equals + 1)));
     if (name === null || value === null) throw invalidUri(target);
     query.push([name, value]);
   }

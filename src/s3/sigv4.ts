@@ -2,7 +2,7 @@
  * AWS Signature Version 4 as S3 uses it: in the Authorization header or in the query string
  * (presigned URLs), over the canonical request. Signatures are compared in constant time.
  */
-import { createHash, createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createHmac, createSecretKey, hash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { accessDenied, invalidArgument, invalidRequest, S3Error } from './errors';
 
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
@@ -40,22 +40,32 @@ export interface Signer {
   payloadHash: string;
 }
 
-const sha256Hex = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
+const sha256Hex = (data: string | Uint8Array) => hash('sha256', data, 'hex');
 const hmac = (key: Buffer | string, data: string) => createHmac('sha256', key).update(data).digest();
+
+/** Text of unreserved characters only: what encoding and decoding leave as it is (most names and values). */
+const UNRESERVED = /^[A-Za-z0-9\-._~]*$/;
 
 /** RFC 3986 encoding as SigV4 wants it: everything but unreserved characters. */
 export function uriEncode(text: string): string {
+  if (UNRESERVED.test(text)) return text;
   return encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 }
 
 /** Decodes one percent-encoded path segment or query component; null when malformed. */
 export function uriDecode(text: string): string | null {
+  if (!text.includes('%')) return text;
   try {
     return decodeURIComponent(text);
   } catch {
     return null;
   }
 }
+
+/** A path whose segments are unreserved characters: its canonical form is itself. */
+const PLAIN_PATH = /^[A-Za-z0-9\-._~/]*$/;
+/** A header value of printable ASCII with no run of spaces: canonical once trimmed. */
+const PLAIN_VALUE = /^[\x21-\x7e]+( [\x21-\x7e]+)*$/;
 
 export function signingKey(secret: string, date: string, region: string, service: string): Buffer {
   return hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), service), 'aws4_request');
@@ -86,10 +96,12 @@ export function canonicalRequest(
   payloadHash: string,
   omitQuery?: string,
 ): string {
-  const path = parts.rawPath
-    .split('/')
-    .map((segment) => uriEncode(uriDecode(segment) ?? segment))
-    .join('/');
+  const path = PLAIN_PATH.test(parts.rawPath)
+    ? parts.rawPath
+    : parts.rawPath
+        .split('/')
+        .map((segment) => uriEncode(uriDecode(segment) ?? segment))
+        .join('/');
   const query = parts.query
     .filter(([name]) => name !== omitQuery)
     .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
@@ -97,15 +109,14 @@ export function canonicalRequest(
     .map(([name, value]) => `${name}=${value}`)
     .join('&');
   // Header values arrive as Latin-1 text of their bytes; clients sign those bytes as UTF-8.
-  const headers = signedHeaders
-    .map(
-      (name) =>
-        `${name}:${Buffer.from(parts.headers.get(name) ?? '', 'latin1')
-          .toString('utf8')
-          .trim()
-          .replace(/\s+/g, ' ')}\n`,
-    )
-    .join('');
+  let headers = '';
+  for (const name of signedHeaders) {
+    const value = parts.headers.get(name) ?? '';
+    const canonical = PLAIN_VALUE.test(value)
+      ? value
+      : Buffer.from(value, 'latin1').toString('utf8').trim().replace(/\s+/g, ' ');
+    headers += `${name}:${canonical}\n`;
+  }
   return [parts.method, path || '/', query, headers, signedHeaders.join(';'), payloadHash].join('\n');
 }
 

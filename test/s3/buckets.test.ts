@@ -4,7 +4,9 @@ import {
   DeleteBucketCommand,
   DeleteObjectCommand,
   GetBucketLocationCommand,
+  GetObjectCommand,
   HeadBucketCommand,
+  HeadObjectCommand,
   ListBucketsCommand,
   ListObjectsCommand,
   ListObjectsV2Command,
@@ -80,6 +82,39 @@ describe('buckets kept open by the endpoint', () => {
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'kept' }));
     expect(listed.Contents!.map((o) => o.Key)).toEqual(['from-binding', 'from-s3']);
     expect(await (await other.get('from-s3'))!.text()).toBe('w');
+  });
+
+  // Reads and small writes use the bucket as last found and check it only when the outcome could
+  // depend on it (nothing found, a write refused): the answers are those of a check every time.
+  test('reads of a bucket another process deletes are NoSuchBucket; created again, they read the new one', async () => {
+    await s3.send(new CreateBucketCommand({ Bucket: 'kept' }));
+    await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'old', Body: 'x' }));
+    expect(await (await s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'old' }))).Body!.transformToString()).toBe('x');
+    await s3.send(new DeleteObjectCommand({ Bucket: 'kept', Key: 'old' }));
+    await endpoint.catalogue.delete('kept');
+    const gone = { name: 'NoSuchBucket', status: 404, message: 'The specified bucket does not exist: kept.' };
+    expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'old' })))).toEqual(gone);
+    expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'old', IfMatch: '"abc"' })))).toEqual(gone);
+    expect(await s3Failure(s3.send(new HeadObjectCommand({ Bucket: 'kept', Key: 'old' })))).toMatchObject({ status: 404 });
+
+    await endpoint.catalogue.create('kept');
+    const other = await endpoint.catalogue.open('kept');
+    await other.put('new', 'made elsewhere');
+    const read = await s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'new' }));
+    expect(await read.Body!.transformToString()).toBe('made elsewhere');
+    expect((await s3.send(new HeadObjectCommand({ Bucket: 'kept', Key: 'new' }))).ContentLength).toBe(14);
+    expect(await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'kept', Key: 'old' })))).toMatchObject({
+      name: 'NoSuchKey',
+      status: 404,
+    });
+    // Deleted and created again between two writes: the second goes into the new bucket.
+    await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'first', Body: '1' }));
+    await other.delete(['new', 'first']);
+    await endpoint.catalogue.delete('kept');
+    await endpoint.catalogue.create('kept');
+    await s3.send(new PutObjectCommand({ Bucket: 'kept', Key: 'second', Body: '2' }));
+    const again = await endpoint.catalogue.open('kept');
+    expect((await again.list()).objects.map((o) => o.key)).toEqual(['second']);
   });
 });
 

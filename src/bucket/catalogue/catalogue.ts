@@ -157,6 +157,11 @@ export class BucketCatalogue {
     return this.account().bucket(name);
   }
 
+  /** The bucket of the default account as last found, unchecked (see `AccountBuckets.lastFound`). */
+  lastFound(name: string): OpenBucket | undefined {
+    return this.account().lastFound(name);
+  }
+
   /** Deletes an empty bucket of the default account. Codes: 10005, 10006, 10008 not empty. */
   delete(name: string): Promise<void> {
     return this.account().delete(name);
@@ -285,6 +290,20 @@ export class AccountBuckets {
     const bucket = this.#openOn(engine, name, {});
     this.#kept.set(name, { engine, bucket });
     return bucket;
+  }
+
+  /**
+   * The bucket `bucket()` last answered for this name, without asking the storage whether it
+   * still exists (the `stat` that costs as much as a small read); undefined when none is kept.
+   * For a caller that can tell from its own outcome whether that mattered, and asks `bucket()`
+   * when it could have: on disk a deleted bucket's database is marked deleted, in the
+   * transaction that found it empty, before its directory goes, and every write refuses a marked
+   * database (10006). So an object read through it existed in a live bucket when it was read, and
+   * a write it accepted went into a live bucket; a read that finds nothing, or a write refused as
+   * 10006, may be about a bucket deleted (and perhaps created again) by another process.
+   */
+  lastFound(name: string): OpenBucket | undefined {
+    return this.#kept.get(name)?.bucket;
   }
 
   async #engine(name: string): Promise<StorageEngine> {

@@ -23,6 +23,14 @@ const LIFECYCLE_FILE = 'lifecycle.json';
 const ABANDONED_CREATION_MS = 10 * 60 * 1000;
 const ACCOUNT_ID = /^[0-9a-f]{32}$/;
 const BUCKET_DIRECTORY = /^[a-z0-9][a-z0-9-]{1,61}[a-z0-9]$/;
+/** Bucket paths remembered (names asked for that have no bucket included) before starting afresh. */
+const MAX_REMEMBERED_PATHS = 10_000;
+
+/** Where a bucket is: its directory and the `bucket.json` that tells it exists. */
+interface BucketPaths {
+  directory: string;
+  info: string;
+}
 
 interface StoredInfo {
   name: string;
@@ -37,6 +45,8 @@ export class DirectoryStorage implements CatalogueStorage {
   readonly #homeAccount: string;
   /** Open storage per bucket directory, with the identity (inode) of the `bucket.json` it was opened for. */
   readonly #engines = new Map<string, { engine: DiskEngine; identity: number }>();
+  /** Paths by account and bucket name, joined once: on a request's path, joining cost more than the `stat`. */
+  readonly #paths = new Map<string, BucketPaths>();
   /** Engines of buckets another process deleted or made again: still held by handles, closed with the storage. */
   readonly #retired = new Set<DiskEngine>();
   /** Settings files read before, by path: re-read only when the file changed. */
@@ -136,7 +146,7 @@ export class DirectoryStorage implements CatalogueStorage {
 
   /** The storage of a bucket that exists now, with one `stat` (see `#open`). */
   async engine(account: string, name: string): Promise<DiskEngine | null> {
-    return this.#open(this.#directory(account, name))?.engine ?? null;
+    return this.#open(this.#pathsOf(account, name))?.engine ?? null;
   }
 
   /**
@@ -144,13 +154,14 @@ export class DirectoryStorage implements CatalogueStorage {
    * refuse it from then on), then its directory is renamed away and removed.
    */
   async delete(account: string, name: string): Promise<'deleted' | 'not-empty' | 'missing'> {
-    const directory = this.#directory(account, name);
-    const open = this.#open(directory);
+    const paths = this.#pathsOf(account, name);
+    const { directory } = paths;
+    const open = this.#open(paths);
     if (!open) return 'missing';
     const removed = join(this.#root(account), `.deleting-${randomBytes(8).toString('hex')}`);
     const emptied = await open.engine.removeIfEmpty(() => {
       // Another deletion of this bucket may have finished first: never take a bucket made since.
-      if (infoIdentity(directory) !== open.identity) return;
+      if (infoIdentity(paths) !== open.identity) return;
       try {
         fs.renameSync(directory, removed);
       } catch (error) {
@@ -177,8 +188,9 @@ export class DirectoryStorage implements CatalogueStorage {
    * process deleted and created again: what was open for the old one is retired (not closed yet,
    * since a worker may still hold a bucket on it; closed with the storage) and the new one opened.
    */
-  #open(directory: string): { engine: DiskEngine; identity: number } | null {
-    const identity = infoIdentity(directory);
+  #open(paths: BucketPaths): { engine: DiskEngine; identity: number } | null {
+    const { directory } = paths;
+    const identity = infoIdentity(paths);
     const open = this.#engines.get(directory);
     if (open && open.identity === identity) return open;
     if (open) {
@@ -191,7 +203,7 @@ export class DirectoryStorage implements CatalogueStorage {
       engine = new DiskEngine(directory, { existing: true });
     } catch (error) {
       // Deleted by another process since the `stat`: its directory is gone, and stays gone.
-      if (infoIdentity(directory) !== identity) return null;
+      if (infoIdentity(paths) !== identity) return null;
       throw error;
     }
     const opened = { engine, identity };
@@ -206,7 +218,19 @@ export class DirectoryStorage implements CatalogueStorage {
   }
 
   #directory(account: string, name: string): string {
-    return join(this.#root(account), name);
+    return this.#pathsOf(account, name).directory;
+  }
+
+  #pathsOf(account: string, name: string): BucketPaths {
+    const id = `${account}/${name}`;
+    let paths = this.#paths.get(id);
+    if (!paths) {
+      const directory = join(this.#root(account), name);
+      paths = { directory, info: join(directory, INFO_FILE) };
+      if (this.#paths.size >= MAX_REMEMBERED_PATHS) this.#paths.clear();
+      this.#paths.set(id, paths);
+    }
+    return paths;
   }
 
   #read(account: string, name: string): BucketRecord | null {
@@ -248,8 +272,8 @@ export class DirectoryStorage implements CatalogueStorage {
 }
 
 /** The inode of a bucket's `bucket.json`, or null when there is no such bucket. */
-function infoIdentity(directory: string): number | null {
-  const stats = fs.statSync(join(directory, INFO_FILE), { throwIfNoEntry: false });
+function infoIdentity(paths: BucketPaths): number | null {
+  const stats = fs.statSync(paths.info, { throwIfNoEntry: false });
   return stats ? stats.ino : null;
 }
 
