@@ -1,15 +1,14 @@
 // The caches on the hot paths are shaped so that what they drop dies young (see
 // src/in-place-caches.ts): their behaviour as caches is tested here; what
 // it does to V8's old generation under load, in test/platform/old-generation.test.ts.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { LruMap, RecentMemo } from '../../src/in-place-caches';
-import { frozenJson, openSqliteStore, type Store } from '../../src/store';
+import { frozenJson } from '../../src/store';
 import { VersionCache } from '../../src/store/rulesets/version-cache';
 import type { Ruleset } from '../../src/store';
 import { ZONE_IDS } from './contract/fixtures';
+import type { StoreHarness } from './helpers/harness';
+import { sqliteHarness } from './helpers/sqlite-harness';
 
 describe('LruMap', () => {
   it('keeps at most its capacity, dropping the least recently used quarter when full', () => {
@@ -119,18 +118,12 @@ describe('VersionCache', () => {
 });
 
 describe('the store under a run of writes to one ruleset', () => {
-  const opened: Store[] = [];
-  const dirs: string[] = [];
-  afterEach(async () => {
-    await Promise.all(opened.splice(0).map((store) => store.close()));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
+  let harness: StoreHarness;
+  beforeEach(() => void (harness = sqliteHarness()));
+  afterEach(() => harness.cleanup());
 
   it('answers every read with the version last written, from the cache', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'young-caches-'));
-    dirs.push(dataDir);
-    const store = await openSqliteStore({ dataDir });
-    opened.push(store);
+    const store = await harness.fresh();
     const scope = { zone_id: ZONE_IDS.pro };
     const entryPoint = (await store.rulesets.getEntryPoint(scope, 'http_request_firewall_managed'))!;
     const rule = entryPoint.rules[0]!;
