@@ -216,7 +216,7 @@ const requiredHttpPlugin = {
  * required. Our sources' imports of them get a CommonJS stand-in whose exports are getters that
  * require the package itself; the names come from the package as this build loads it. The
  * modules that use them build their schemas on first use too, so that nothing touches an export
- * while the bundle is evaluated. About 60 ms of every start (docs/performance.md#start-up).
+ * while the bundle is evaluated. About 60 ms of every start (docs/performance.md, the management API server's start-up).
  */
 const DEFERRED_PACKAGES = ['zod', 'yaml'];
 
