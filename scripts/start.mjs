@@ -4,4 +4,4 @@
 import { pathToFileURL } from 'node:url';
 import { platformBundle } from './bundles.mjs';
 
-await import(pathToFileURL(await platformBundle()).href);
+await import(pathToFileURL(platformBundle()).href);

@@ -47,8 +47,8 @@ export interface Finished {
   stderr: string;
 }
 
-function spawnPlatform(cwd: string, args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [START, ...args], {
+function spawnPlatform(cwd: string, args: string[], env: Record<string, string>, start = START) {
+  const child = spawn(process.execPath, [start, ...args], {
     cwd,
     // Nothing of the parent's own settings leaks in (a developer's PORT or S3 keys).
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'warn', ...env },
@@ -68,17 +68,20 @@ function spawnPlatform(cwd: string, args: string[], env: Record<string, string>)
 }
 
 /** Runs the platform until it ends by itself (a refused configuration). */
-export async function runPlatform(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Finished> {
-  const { output, exited } = spawnPlatform(cwd, args, env);
+export async function runPlatform(cwd: string, args: string[] = [], env: Record<string, string> = {}, start = START): Promise<Finished> {
+  const { output, exited } = spawnPlatform(cwd, args, env, start);
   const code = await exited;
   return { code, ...output };
 }
 
 const READY = /^Ready on (http:\/\/\S+) \(pid (\d+)\)$/m;
 
-/** Starts the platform and resolves once it prints that it is ready. */
-export async function startPlatform(cwd: string, args: string[] = [], env: Record<string, string> = {}): Promise<Platform> {
-  const { child, output, exited } = spawnPlatform(cwd, args, env);
+/**
+ * Starts the platform and resolves once it prints that it is ready; `start` is the start script
+ * (the project's own unless given).
+ */
+export async function startPlatform(cwd: string, args: string[] = [], env: Record<string, string> = {}, start = START): Promise<Platform> {
+  const { child, output, exited } = spawnPlatform(cwd, args, env, start);
   await new Promise<void>((resolve, reject) => {
     const check = () => {
       if (READY.test(output.stdout)) resolve();
