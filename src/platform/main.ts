@@ -9,6 +9,7 @@ import { loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
+import { keepOldGenerationTight } from './old-generation';
 import { keepYoungGenerationSmall } from './young-generation';
 
 const USAGE = `Usage: npm start -- [--config <file>]
@@ -63,6 +64,7 @@ function faultLines(error: FaultRulesError, settings: PlatformSettings): string[
 
 async function main(): Promise<void> {
   keepYoungGenerationSmall();
+  keepOldGenerationTight();
   const args = readArguments();
   if (args === null) {
     process.stdout.write(`${USAGE}\n`);
