@@ -171,8 +171,13 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     requireStorageClass(o.storageClass);
     const source = byteSource(value, true);
     const allow = (current: ObjectRecord | null) => !condition || conditionHolds(condition, current);
-    // Checked early so a doomed body is not received, and again where it counts: at commit.
-    const worthReceiving = async () => !condition || allow(await this.#engine.head(k));
+    // Checked early so a doomed body is not received, and again where it counts: at commit. A
+    // refusal read from a bucket deleted meanwhile is no such bucket, as the commit would say.
+    const worthReceiving = async () => {
+      if (!condition || allow(await this.#engine.head(k))) return true;
+      await storing('put', () => this.#engine.checkLive());
+      return false;
+    };
     if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
     const digest = checksum && !checksum.value ? newDigest(checksum.algorithm) : undefined;
     const { staged, checksums } = await receive(this.#engine, source, expected, 'put', digest);

@@ -114,6 +114,11 @@ export interface StorageEngine {
 
   head(key: string): Promise<ObjectRecord | null>;
   /**
+   * Rejects with `StorageDeletedError` when the storage was deleted, by this process or another:
+   * a condition refused on what a deleted bucket still reads must say so, not answer 412.
+   */
+  checkLive(): Promise<void>;
+  /**
    * Reads an object: `plan` sees its metadata and says which bytes to serve (null: none); it may
    * ask for the sizes of the parts the object was stored as (one for a single put). The bytes
    * returned belong to the metadata returned, even when a write replaces the object.

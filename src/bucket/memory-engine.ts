@@ -63,6 +63,11 @@ export class MemoryEngine implements StorageEngine {
 
   async discard(): Promise<void> {}
 
+  /** Memory storage goes with its last holder: never deleted under one. */
+  async checkLive(): Promise<void> {
+    this.#checkOpen();
+  }
+
   async head(key: string): Promise<ObjectRecord | null> {
     this.#checkOpen();
     const found = this.#objects.get(key);

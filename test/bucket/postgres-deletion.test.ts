@@ -103,6 +103,16 @@ describe('a write through an engine resolved before the deletion', () => {
     expect(await count(url, 'select count(*) as n from bucket_storage.objects')).toBe(0);
   });
 
+  test('a conditional put its condition refuses is no such bucket, not a failed condition (412)', async () => {
+    await deletedUnderneath();
+    // No object to match: on a live bucket both answer null (412); here the bucket is gone.
+    await expectNoSuchBucket(bucket.put('cat.txt', 'meow', { onlyIf: { etagMatches: 'f0e1d2c3' } }), 'put');
+    await expectNoSuchBucket(bucket.put('cat.txt', 'meow', { onlyIf: new Headers({ 'if-match': '"f0e1d2c3"' }) }), 'put');
+    await catalogue.create('live');
+    const live = await catalogue.open('live');
+    expect(await live.put('cat.txt', 'meow', { onlyIf: { etagMatches: 'f0e1d2c3' } })).toBeNull();
+  });
+
   test('createMultipartUpload is no such bucket, and stores no upload', async () => {
     await deletedUnderneath();
     await expectNoSuchBucket(bucket.createMultipartUpload('movie.mp4'), 'createMultipartUpload');

@@ -154,6 +154,11 @@ export class DiskEngine implements StorageEngine {
     return row ? toRecord(row) : null;
   }
 
+  async checkLive(): Promise<void> {
+    this.#checkOpen();
+    this.#refuseDeleted();
+  }
+
   async read(key: string, plan: (record: ObjectRecord, partSizes: () => number[]) => ByteRange | null) {
     this.#checkOpen();
     for (let attempt = 1; ; attempt++) {

@@ -114,6 +114,12 @@ export class PostgresEngine implements StorageEngine {
     await (body as PostgresBody).chunks?.rollback();
   }
 
+  async checkLive(): Promise<void> {
+    this.#checkOpen();
+    const [row] = await this.db.rows<[deleted: boolean]>(this.db.pool, sql.storageDeleted, [this.bucket]);
+    if (row?.[0]) throw new StorageDeletedError(this.bucket);
+  }
+
   async head(key: string): Promise<ObjectRecord | null> {
     this.#checkOpen();
     const [row] = await this.db.rows<ObjectColumns>(this.db.pool, sql.head, [this.bucket, utf8(key)]);
@@ -338,7 +344,11 @@ export class PostgresEngine implements StorageEngine {
         current = present as CurrentRow;
       } else {
         [current] = await this.db.rows<CurrentRow>(target, sql.current, [this.bucket, key]);
-        if (!current) return false;
+        if (!current) {
+          // Nothing to compare with may be a deleted bucket: that is no such bucket, not a 412.
+          await this.checkLive();
+          return false;
+        }
       }
       if (!allow(toRecord(current))) return false;
       const replaced = await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]]);

@@ -51,6 +51,8 @@ export const read = statement(
 );
 
 /** The object a write would replace: its metadata and bodies, without the small body's bytes. */
+export const storageDeleted = statement('storage_deleted', `select ${STORAGE_DELETED} as deleted`);
+
 export const current = statement('current', `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2`);
 
 /** The object a completion would replace, locked until the completion commits. */
