@@ -116,7 +116,12 @@ export class PostgresEngine implements StorageEngine {
 
   async checkLive(): Promise<void> {
     this.#checkOpen();
-    const [row] = await this.db.rows<[deleted: boolean]>(this.db.pool, sql.storageDeleted, [this.bucket]);
+    await this.#refuseDeleted(this.db.pool);
+  }
+
+  /** On `target`: a write inside a transaction asks on its own connection, never waiting for another. */
+  async #refuseDeleted(target: Target): Promise<void> {
+    const [row] = await this.db.rows<[deleted: boolean]>(target, sql.storageDeleted, [this.bucket]);
     if (row?.[0]) throw new StorageDeletedError(this.bucket);
   }
 
@@ -346,7 +351,7 @@ export class PostgresEngine implements StorageEngine {
         [current] = await this.db.rows<CurrentRow>(target, sql.current, [this.bucket, key]);
         if (!current) {
           // Nothing to compare with may be a deleted bucket: that is no such bucket, not a 412.
-          await this.checkLive();
+          await this.#refuseDeleted(target);
           return false;
         }
       }
