@@ -2,8 +2,11 @@
 // client (node:http, keep-alive, 16 in flight), against (a) our endpoint, (b) a no-op HTTP server
 // on node:http (the machine's HTTP ceiling for this client), (c) a no-op server on
 // @hono/node-server (what the worker host's HTTP library costs) and (d) Miniflare's local S3
-// endpoint (`/cdn-cgi/local/r2/s3`). Every server runs in a process of its own, the client in this
-// one; the figures are requests per second, best of the rounds, all measured in the same run, and
+// endpoint (`/cdn-cgi/local/r2/s3`), and (e) the floor of a signed, durable request
+// (support/signed-durable-floor.ts: node:http, the presigned URL's signature checked, the on-disk
+// bucket's own statements committed with a full flush, nothing else), which shows how much of the
+// no-op server's rate the checks the targets keep leave to any server on this machine. Every
+// server runs in a process of its own, the client in this one; the figures are requests per second, best of the rounds, all measured in the same run, and
 // the server's own CPU time per request (user + system, all its threads, from /proc on Linux;
 // least of the rounds): on a machine shared with other work, rates swing with the load, the CPU a
 // request costs much less.
@@ -13,8 +16,10 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Log, LogLevel, Miniflare } from 'miniflare';
+import { BucketCatalogue } from '../../src/bucket';
 import { pool, round, seconds } from './support/measure';
 
 const KiB = 1024;
@@ -27,6 +32,7 @@ const KEY_ID = 'BENCHKEY';
 const SECRET = 'benchmark-secret-key';
 /** The project's root: the no-op servers resolve their packages from it. */
 const PROJECT = fileURLToPath(new URL('../..', import.meta.url));
+const FLOOR_SCRIPT = fileURLToPath(new URL('./support/signed-durable-floor.ts', import.meta.url));
 
 export interface WireTarget {
   name: string;
@@ -57,18 +63,36 @@ export async function noOpServer(kind: 'node:http' | 'hono'): Promise<WireTarget
            await req.arrayBuffer();
            return new Response('pong', { headers: { etag: '"0123456789abcdef0123456789abcdef"' } });
          } }, (info) => console.log('port ' + info.port));`;
-  const child = spawn(process.execPath, ['-e', code], { cwd: PROJECT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return serverProcess(`no-op server (${kind})`, ['-e', code], false);
+}
+
+/**
+ * The floor of a signed, durable request, over a bucket of its own made by the runtime in
+ * `dataDir`, with the benchmark's credentials.
+ */
+export async function signedDurableFloorServer(dataDir: string): Promise<WireTarget> {
+  const catalogue = new BucketCatalogue(dataDir);
+  await catalogue.create('bench');
+  await catalogue.open('bench'); // makes its database
+  await catalogue.close();
+  const args = ['--import', 'tsx', FLOOR_SCRIPT, join(dataDir, 'buckets', 'bench'), KEY_ID, SECRET];
+  return serverProcess('floor: signed, durable', args, true);
+}
+
+/** A server started as `node <args>` from the project's root, which prints `port <n>` once it listens. */
+async function serverProcess(name: string, args: string[], signed: boolean): Promise<WireTarget> {
+  const child = spawn(process.execPath, args, { cwd: PROJECT, stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.setEncoding('utf8').on('data', (text: string) => {
       const match = /port (\d+)/.exec(text);
       if (match) resolve(Number(match[1]));
     });
-    child.on('exit', (code) => reject(new Error(`the no-op ${kind} server ended (exit ${code})`)));
+    child.on('exit', (code) => reject(new Error(`the ${name} server ended (exit ${code})`)));
   });
   return {
-    name: `no-op server (${kind})`,
+    name,
     endpoint: `http://127.0.0.1:${port}`,
-    signed: false,
+    signed,
     ...(child.pid === undefined ? {} : { pid: child.pid }),
     stop: () =>
       new Promise<void>((resolve) => {
@@ -209,16 +233,24 @@ export async function measure(target: WireTarget, payload: Buffer): Promise<Wire
 
 /**
  * Measures and prints the wire figures; `ours` is our endpoint, already running with a `bench`
- * bucket. Miniflare persists to `persist`.
+ * bucket. Miniflare and the floor keep their data under `scratch`.
  */
-export async function benchWire(ours: WireTarget, persist: string): Promise<void> {
+export async function benchWire(ours: WireTarget, scratch: string): Promise<void> {
   console.log(
     `\nThe wire: ${round(REQUESTS)} PUTs of 1 KiB then as many GETs (Miniflare ${PEER_REQUESTS}), presigned URLs, node:http client, ${CONCURRENCY} in flight, best of ${ROUNDS}`,
   );
   const payload = randomBytes(KiB);
-  const targets = [ours, await noOpServer('node:http'), await noOpServer('hono'), await miniflareS3(persist)];
+  const targets = [ours];
   const figures = new Map<string, WireFigures>();
   try {
+    // One at a time, so that those started are stopped if a later one fails to start.
+    const starts = [
+      () => noOpServer('node:http'),
+      () => noOpServer('hono'),
+      () => miniflareS3(join(scratch, 'miniflare')),
+      () => signedDurableFloorServer(join(scratch, 'floor')),
+    ];
+    for (const start of starts) targets.push(await start());
     for (const target of targets) figures.set(target.name, await measure(target, payload));
   } finally {
     for (const target of targets.slice(1)) await target.stop();
@@ -237,9 +269,14 @@ export async function benchWire(ours: WireTarget, persist: string): Promise<void
     );
   }
   const mine = figures.get(ours.name)!;
+  const floor = figures.get(targets[4]!.name)!;
   const met = (ratio: number, target: number) => (ratio >= target ? 'met' : 'NOT met');
   console.log(
     `  targets: PUT and GET >= 70% of no-op (${met(mine.put / noOp.put, 0.7)}, ${met(mine.get / noOp.get, 0.7)}),` +
       ` >= 3.5x Miniflare (${met(mine.put / peer.put, 3.5)}, ${met(mine.get / peer.get, 3.5)})`,
+  );
+  console.log(
+    `  the floor of a signed, durable request reaches ${round((100 * floor.put) / noOp.put)}% / ${round((100 * floor.get) / noOp.get)}% of no-op;` +
+      ` our endpoint ${round((100 * mine.put) / floor.put)}% / ${round((100 * mine.get) / floor.get)}% of the floor`,
   );
 }

@@ -5,7 +5,8 @@
 // - a 1 GiB object up (streamed, aws-chunked as the SDK sends it) and down through S3, with the
 //   endpoint's peak memory growth, which must stay within the bound the runtime keeps.
 // - the wire (s3-wire.ts): 1 KiB PUT/s and GET/s with presigned URLs and a light client, beside a
-//   no-op HTTP server (node:http and @hono/node-server) and Miniflare's local S3 endpoint
+//   no-op HTTP server (node:http and @hono/node-server), Miniflare's local S3 endpoint and the
+//   floor of a signed, durable request
 //   (`S3_BENCH_WIRE_ONLY=1` stops after it).
 // The endpoint runs in a child process (as it does in use): the SDK and the endpoint do not share
 // one event loop. Run: `npm run bench -- s3` (about a minute; about 1.1 GiB of free disk).
@@ -159,7 +160,7 @@ export async function run(): Promise<void> {
     console.log('S3 endpoint benchmark');
     await s3.send(new CreateBucketCommand({ Bucket: 'bench' }));
     const ours = { name: 'our endpoint', endpoint: endpoint.url, signed: true, pid: endpoint.pid, stop: async () => {} };
-    await benchWire(ours, join(root, 'miniflare'));
+    await benchWire(ours, join(root, 'wire'));
     if (process.env.S3_BENCH_WIRE_ONLY === '1') return;
     await benchSmall(root, s3, await catalogue.open('bench'));
     await benchLarge(s3, endpoint.pid);
