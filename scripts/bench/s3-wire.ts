@@ -6,10 +6,10 @@
 // (support/signed-durable-floor.ts: node:http, the presigned URL's signature checked, the on-disk
 // bucket's own statements committed with a full flush, nothing else), which shows how much of the
 // no-op server's rate the checks the targets keep leave to any server on this machine. Every
-// server runs in a process of its own, the client in this one; the figures are requests per second, best of the rounds, all measured in the same run, and
-// the server's own CPU time per request (user + system, all its threads, from /proc on Linux;
-// least of the rounds): on a machine shared with other work, rates swing with the load, the CPU a
-// request costs much less.
+// server runs in a process of its own, the client in this one; the figures are requests per
+// second, best of the rounds, all measured in the same run, and the server's own CPU time per
+// request (user + system, all its threads, from /proc on Linux; least of the rounds): on a machine
+// shared with other work, rates swing with the load, the CPU a request costs much less.
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { spawn } from 'node:child_process';
@@ -76,7 +76,7 @@ export async function signedDurableFloorServer(dataDir: string): Promise<WireTar
   await catalogue.open('bench'); // makes its database
   await catalogue.close();
   const args = ['--import', 'tsx', FLOOR_SCRIPT, join(dataDir, 'buckets', 'bench'), KEY_ID, SECRET];
-  return serverProcess('floor: signed, durable', args, true);
+  return serverProcess('floor (signed, durable)', args, true);
 }
 
 /** A server started as `node <args>` from the project's root, which prints `port <n>` once it listens. */
