@@ -50,9 +50,10 @@ export const read = statement(
   `select ${OBJECT_COLUMNS}, small_body, bodies, body_sizes from ${OBJECTS} where bucket = $1 and key = $2`,
 );
 
-/** The object a write would replace: its metadata and bodies, without the small body's bytes. */
+/** Whether the bucket's storage was deleted (by this process or another). */
 export const storageDeleted = statement('storage_deleted', `select ${STORAGE_DELETED} as deleted`);
 
+/** The object a write would replace: its metadata and bodies, without the small body's bytes. */
 export const current = statement('current', `select ${OBJECT_COLUMNS}, bodies from ${OBJECTS} where bucket = $1 and key = $2`);
 
 /** The object a completion would replace, locked until the completion commits. */
