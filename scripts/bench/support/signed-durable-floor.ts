@@ -14,6 +14,7 @@ import http from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { prepareStatements } from '../../../src/bucket/disk/schema';
+import { signingKey } from '../../../src/s3/sigv4';
 
 export interface FloorCredentials {
   accessKeyId: string;
@@ -36,7 +37,7 @@ const amzDateMs = (text: string) =>
  * with `credentials` (algorithm, key id, expiry and signature over the host header, unsigned
  * payload), else null.
  */
-function presignedPath(request: http.IncomingMessage, credentials: FloorCredentials, signingKey: (scope: string) => Buffer): string | null {
+function presignedPath(request: http.IncomingMessage, credentials: FloorCredentials, keyForScope: (scope: string) => Buffer): string | null {
   const url = request.url ?? '';
   const question = url.indexOf('?');
   if (question < 0) return null;
@@ -69,7 +70,7 @@ function presignedPath(request: http.IncomingMessage, credentials: FloorCredenti
   const path = url.slice(0, question);
   const canonical = `${request.method}\n${path}\n${signed.sort().join('&')}\nhost:${request.headers.host}\n\nhost\nUNSIGNED-PAYLOAD`;
   const toSign = `AWS4-HMAC-SHA256\n${amzDate}\n${scope}\n${hash('sha256', canonical)}`;
-  const expected = createHmac('sha256', signingKey(scope)).update(toSign).digest();
+  const expected = createHmac('sha256', keyForScope(scope)).update(toSign).digest();
   const given = Buffer.from(signature, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected) ? path : null;
 }
@@ -86,12 +87,11 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
   const rollback = db.prepare('ROLLBACK');
 
   const signingKeys = new Map<string, Buffer>();
-  const signingKey = (scope: string) => {
+  const keyForScope = (scope: string) => {
     let key = signingKeys.get(scope);
     if (!key) {
       const [date, region, service] = scope.split('/') as [string, string, string];
-      const hmac = (secret: string | Buffer, data: string) => createHmac('sha256', secret).update(data).digest();
-      key = hmac(hmac(hmac(hmac(`AWS4${credentials.secretAccessKey}`, date), region), service), 'aws4_request');
+      key = signingKey(credentials.secretAccessKey, date, region, service);
       signingKeys.set(scope, key);
     }
     return key;
@@ -131,7 +131,7 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
   };
 
   const server = http.createServer((request, response) => {
-    const path = presignedPath(request, credentials, signingKey);
+    const path = presignedPath(request, credentials, keyForScope);
     if (path === null) {
       request.resume();
       response.writeHead(403, { 'content-length': '0' }).end();
