@@ -1,10 +1,10 @@
 import { fromJson } from '../codecs';
 import { LatestVersionError, NotFoundError } from '../errors';
 import { fetchPage } from '../paged-query';
-import { resolvePage, type PageRequest } from '../paging';
+import { resolvePage } from '../paging';
 import type { RulesetRepository } from '../store';
 import type { Executor } from '../transaction/executor';
-import type { Ruleset, RulesetScope } from '../types';
+import type { PageRequest, Ruleset, RulesetScope } from '../types';
 import { entryPointLock } from '../write-locks';
 import { toSummary } from './rows';
 import { entryPoint, lockedRow, platformRulesetInMemory, readRulesetBy, visibleRuleset } from './reads';
