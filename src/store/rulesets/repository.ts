@@ -17,6 +17,13 @@ const VERSION_PATTERN = /^[1-9][0-9]*$/;
 /** Name given to an entry point created by a PUT that names none. */
 const DEFAULT_ENTRY_POINT_NAME = 'default';
 
+/*
+ * Rulesets and their versions: this repository (reads.ts, writes.ts), the per-transaction claims
+ * that move a ruleset to its next version once and keep its snapshot at commit (versioning.ts),
+ * the store's version cache and the platform's managed rulesets read once (version-cache.ts), the
+ * statements (statements.ts) and the row codecs every reader and the seed decode through (rows.ts).
+ */
+
 /** The rulesets of zones and accounts (and the platform's managed ones) over one executor. */
 export function rulesetRepository(executor: Executor, caches: RulesetCaches): RulesetRepository {
   return {
