@@ -1,6 +1,9 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from './schema/tables';
 
+/** The counter that hands out log push job ids (zones' and accounts' alike). */
+export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
+
 /** Named counters (their rows are created by the schema migrations): each number is handed out once. */
 export interface Counters {
   /** The next number: greater than every number handed out before, never handed out again. */
