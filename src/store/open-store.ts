@@ -2,7 +2,7 @@ import { projectFile } from '../project-files';
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
 import { storeDump } from './dump';
-import type { EngineTraits } from './engine-traits';
+import type { EngineTraits } from './engine/traits';
 import { accountRepository } from './repositories/accounts';
 import { certificatePackRepository } from './repositories/certificate-packs';
 import { invitationRepository } from './repositories/invitations';

@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
-import { LOGPUSH_JOB_COUNTER } from '../counters';
+import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
 import type { ReadContext } from '../transaction/context';

@@ -1,5 +1,5 @@
 import { inBatches, toFlag, toJson } from '../codecs';
-import { LOGPUSH_JOB_COUNTER } from '../counters';
+import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import type { ReadContext, WriteContext } from '../transaction/context';
 import { insertSeedRuleset } from './rulesets';
 import type { SeedFile } from './schema';
