@@ -1,5 +1,5 @@
 import { InvalidInputError } from '../errors';
-import { resolvePage, toPage } from '../paging';
+import { resolvePage, toPage } from '../query/paging';
 import type { Page, PageRequest, TextFilter, Zone, ZoneListFilter } from '../types';
 
 const ZONE_ORDERS = ['name', 'created_on', 'status', 'id', 'account.id', 'account.name', 'plan.id'] as const;

@@ -1,7 +1,7 @@
 import { fromJson } from '../codecs';
 import { LatestVersionError, NotFoundError } from '../errors';
-import { fetchPage } from '../paged-query';
-import { resolvePage } from '../paging';
+import { fetchPage } from '../query/paged-query';
+import { resolvePage } from '../query/paging';
 import type { RulesetRepository } from '../store';
 import type { Executor } from '../transaction/executor';
 import type { PageRequest, Ruleset, RulesetScope } from '../types';

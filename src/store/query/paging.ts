@@ -1,5 +1,5 @@
-import { InvalidInputError } from './errors';
-import { DEFAULT_PER_PAGE, MAX_PER_PAGE, type Page, type PageRequest, type SortDirection } from './types';
+import { InvalidInputError } from '../errors';
+import { DEFAULT_PER_PAGE, MAX_PER_PAGE, type Page, type PageRequest, type SortDirection } from '../types';
 
 export interface PageWindow<Order extends string> {
   page: number;
