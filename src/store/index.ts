@@ -33,7 +33,7 @@ export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock
 export { isId, newId } from './ids';
 export { frozenJson } from './codecs';
 export * from './errors';
-export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
+export { DEFAULT_SEED_FILE, type StoreOptions } from './open/kysely-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';

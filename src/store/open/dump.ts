@@ -3,13 +3,13 @@
  * loaded back into an empty store in one transaction, on either engine.
  */
 import { sql, type Transaction } from 'kysely';
-import { inBatches } from './codecs';
-import { StoreNotEmptyError, StoreDumpError } from './errors';
-import { KNOWN_MIGRATIONS, MIGRATION_TABLE_NAME } from './schema/migrations';
-import type { Database } from './schema/tables';
-import type { DumpRow, DumpValue, StoreDump } from './store';
-import type { Environment } from './transaction/environment';
-import { runInTransaction } from './transaction/run-in-transaction';
+import { inBatches } from '../codecs';
+import { StoreNotEmptyError, StoreDumpError } from '../errors';
+import { KNOWN_MIGRATIONS, MIGRATION_TABLE_NAME } from '../schema/migrations';
+import type { Database } from '../schema/tables';
+import type { DumpRow, DumpValue, StoreDump } from '../store';
+import type { Environment } from '../transaction/environment';
+import { runInTransaction } from '../transaction/run-in-transaction';
 
 /** Tables in an order that loads (owners before what they own), each with its primary key. */
 const TABLES: readonly { name: keyof Database; key: readonly string[] }[] = [
