@@ -13,24 +13,21 @@
  * - `phaseViolations(ast, phase)` lists calls to functions the platform
  *   allows only in other phases (the server refuses them in rules).
  */
-import type { Expression } from './ast';
-import { FilterError } from './errors';
+import { type Expression, FilterError, FIELDS, type FilterType } from './language';
 import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluator';
 import { formatExpression } from './formatter';
 import { parseExpression } from './parser';
-import { FIELDS } from './scheme';
-import type { FilterType } from './types';
 
-export type * from './ast';
+export type * from './language/ast';
 export type { FieldValue, RequestContext } from './context';
 export { FilterContextError } from './context';
 export type { CompileOptions, CompiledFilter } from './evaluator';
 export type { ListValues } from './membership';
-export { FilterError, type Span } from './errors';
+export { FilterError, type Span } from './language';
 export { MAX_NESTING_DEPTH } from './nesting';
 export { MAX_EXPRESSION_LENGTH } from './parser';
-export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './phase-functions';
-export { type FilterType, type ScalarType, typeName } from './types';
+export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './language';
+export { type FilterType, type ScalarType, typeName } from './language';
 
 export type ValidationResult = { readonly ok: true; readonly ast: Expression } | { readonly ok: false; readonly error: FilterError };
 
