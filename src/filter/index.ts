@@ -16,7 +16,7 @@
 import { type Expression, FilterError, FIELDS, type FilterType } from './language';
 import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluator';
 import { formatExpression } from './formatter';
-import { parseExpression } from './parser';
+import { parseExpression } from './parse';
 
 export type * from './language/ast';
 export type { FieldValue, RequestContext } from './context';
@@ -24,8 +24,7 @@ export { FilterContextError } from './context';
 export type { CompileOptions, CompiledFilter } from './evaluator';
 export type { ListValues } from './membership';
 export { FilterError, type Span } from './language';
-export { MAX_NESTING_DEPTH } from './nesting';
-export { MAX_EXPRESSION_LENGTH } from './parser';
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './parse';
 export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './language';
 export { type FilterType, type ScalarType, typeName } from './language';
 

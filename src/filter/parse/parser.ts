@@ -2,7 +2,7 @@
  * Entry of the parser: the length limit, trimming, the whole input consumed,
  * and a Boolean result.
  */
-import { type Expression, Cursor, FilterError, typeName } from './language';
+import { type Expression, Cursor, FilterError, typeName } from '../language';
 import { parseLogical } from './expressions';
 
 export const MAX_EXPRESSION_LENGTH = 4096;

@@ -6,7 +6,7 @@
  * array of the results (`lower(names[*])` is an `Array(Bytes)`), which can be
  * indexed again (`lower(names[*])[*] == "a"`), as in the engine.
  */
-import { type Argument, type FunctionCall, isLiteral, type Cursor, type FunctionInfo, paramAt, type FilterType, typeName } from './language';
+import { type Argument, type FunctionCall, isLiteral, type Cursor, type FunctionInfo, paramAt, type FilterType, typeName } from '../language';
 import { literalArgumentProblem } from './function-literals';
 import { enterLevel } from './nesting';
 import { isMapped } from './mapping';

@@ -4,8 +4,8 @@
  * literal read by that type. Arrays and maps take no operator: they must be
  * indexed first (`lower(names[*])[*] == "a"`, not `lower(names[*]) == "a"`).
  */
-import { type Comparison, type ComparisonOp, type Operation, type Truth, type ValueExpr, type Cursor, lexComparisonOp, operatorAllowed, BOOL_ARRAY, type FilterType, elementType, typeName } from './language';
-import { lexInt, lexIntSetItem, lexIpAddress, lexIpSetItem, lexRegex, lexSetOrList, lexBytesLiteral, lexStringLiteral, wildcardProblem } from './literals';
+import { type Comparison, type ComparisonOp, type Operation, type Truth, type ValueExpr, type Cursor, lexComparisonOp, operatorAllowed, BOOL_ARRAY, type FilterType, elementType, typeName } from '../language';
+import { lexInt, lexIntSetItem, lexIpAddress, lexIpSetItem, lexRegex, lexSetOrList, lexBytesLiteral, lexStringLiteral, wildcardProblem } from '../literals';
 
 function lexWildcard(c: Cursor) {
   const literal = lexStringLiteral(c);

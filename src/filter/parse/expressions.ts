@@ -6,9 +6,9 @@
  * becomes one n-ary node. Function arguments live here too, since an argument
  * may itself be a condition.
  */
-import { type Argument, type Expression, type Logical, type LogicalOp, type Quantifier, isExpression, isLiteral, type Cursor, isHexDigit, isIdentifierChar, FilterError, PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot, BOOL_ARRAY, type FilterType, isArray, sameType, typeName } from './language';
+import { type Argument, type Expression, type Logical, type LogicalOp, type Quantifier, isExpression, isLiteral, type Cursor, isHexDigit, isIdentifierChar, FilterError, PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot, BOOL_ARRAY, type FilterType, isArray, sameType, typeName } from '../language';
 import { parseComparison } from './comparison';
-import { lexInt, lexIpAddress, lexBytesLiteral, lexStringLiteral } from './literals';
+import { lexInt, lexIpAddress, lexBytesLiteral, lexStringLiteral } from '../literals';
 import { enterLevel } from './nesting';
 import { parseValue, peekIdentifier } from './values';
 

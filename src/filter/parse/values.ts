@@ -5,9 +5,9 @@
  * inside the brackets, and several `[*]` may follow one another: each one maps
  * over the elements the previous steps produced (the results are flattened).
  */
-import { type FieldRef, type IndexStep, type ValueExpr, type Cursor, isIdentifierChar, FilterError, binaryToUtf8Strict, FIELDS, FUNCTIONS, type FilterType, elementType, isArray, isMap, typeName } from './language';
+import { type FieldRef, type IndexStep, type ValueExpr, type Cursor, isIdentifierChar, FilterError, binaryToUtf8Strict, FIELDS, FUNCTIONS, type FilterType, elementType, isArray, isMap, typeName } from '../language';
 import { type ArgumentParser, parseCall } from './calls';
-import { lexInt, lexStringLiteral } from './literals';
+import { lexInt, lexStringLiteral } from '../literals';
 
 const MAX_ARRAY_INDEX = 2n ** 32n - 1n;
 
