@@ -14,15 +14,12 @@
  *   allows only in other phases (the server refuses them in rules).
  */
 import { type Expression, FilterError, FIELDS, type FilterType } from './language';
-import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluator';
+import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluate';
 import { formatExpression } from './formatter';
 import { parseExpression } from './parse';
 
 export type * from './language/ast';
-export type { FieldValue, RequestContext } from './context';
-export { FilterContextError } from './context';
-export type { CompileOptions, CompiledFilter } from './evaluator';
-export type { ListValues } from './membership';
+export { type CompileOptions, type CompiledFilter, type FieldValue, FilterContextError, type ListValues, type RequestContext } from './evaluate';
 export { FilterError, type Span } from './language';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './parse';
 export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './language';

@@ -14,8 +14,8 @@
  * false, as in the engine. A value of the wrong shape is a programming error in
  * the caller and raises a FilterContextError naming the field.
  */
-import { fromBytes, utf8ToBinary, type FilterType, isArray, typeName } from './language';
-import { parseIp } from './literals';
+import { fromBytes, utf8ToBinary, type FilterType, isArray, typeName } from '../language';
+import { parseIp } from '../literals';
 import type { Runtime } from './runtime';
 
 export type FieldValue =

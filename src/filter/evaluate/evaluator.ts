@@ -4,12 +4,12 @@
  * conditions over them to arrays of Booleans that `any`/`all` fold (logical
  * operators combine such arrays element by element, up to the shorter one).
  */
-import { type Argument, type BytesLiteral, type Comparison, type Expression, type IntLiteral, type IpLiteral, type ListReference, type OrderingOp, type SetLiteral, type ValueExpr, isExpression, binaryToUtf8, type FilterType, isArray } from './language';
+import { type Argument, type BytesLiteral, type Comparison, type Expression, type IntLiteral, type IpLiteral, type ListReference, type OrderingOp, type SetLiteral, type ValueExpr, isExpression, binaryToUtf8, type FilterType, isArray } from '../language';
 import { type RequestContext, toRuntime } from './context';
 import { FUNCTION_LIBRARY } from './function-library';
 import { type ListValues, listMatcher, setMatcher } from './membership';
 import { compileRegexMatcher } from './regex-matcher';
-import { compileWildcard, parseIp } from './literals';
+import { compileWildcard, parseIp } from '../literals';
 import { type MaybeValue, type Runtime, asArray, asMap, isIp } from './runtime';
 
 export interface CompileOptions {

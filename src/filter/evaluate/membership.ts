@@ -2,8 +2,8 @@
  * `in`: membership in a literal set or in a named list. Integer ranges and
  * IP networks and ranges are kept as inclusive bounds.
  */
-import { type SetItem, type SetLiteral, utf8ToBinary, Cursor, FilterError, type FilterType } from './language';
-import { type IpValue, hostMask, parseIp, lexIpSetItem } from './literals';
+import { type SetItem, type SetLiteral, utf8ToBinary, Cursor, FilterError, type FilterType } from '../language';
+import { type IpValue, hostMask, parseIp, lexIpSetItem } from '../literals';
 import { type Runtime, isIp } from './runtime';
 
 /** Entries of a list: addresses, networks or ranges for IP lists, numbers for integer lists, strings otherwise. */
