@@ -3,7 +3,7 @@
  * literal in the style it was written (quoted, raw or byte string), so that
  * parsing the output gives the same tree apart from source positions.
  */
-import { type Argument, type BytesLiteral, type Comparison, type Expression, type RegexLiteral, type SetItem, type ValueExpr, isExpression, binaryToUtf8Strict, utf8ToBinary, PRECEDENCE } from './language';
+import { type Argument, type BytesLiteral, type Comparison, type Expression, type RegexLiteral, type SetItem, type ValueExpr, isExpression, binaryToUtf8Strict, utf8ToBinary, PRECEDENCE } from '../language';
 
 function hexByte(code: number): string {
   return `\\x${code.toString(16).padStart(2, '0')}`;
