@@ -68,7 +68,16 @@ export {
   type LifecycleRule,
   type LifecycleSource,
 } from './lifecycle';
-export { BucketError, ChecksumRuleError, ErrorCode, isConditionalHeaderRefusal, StorageDeletedError, type BucketAction } from './errors';
+export {
+  BucketError,
+  ChecksumRuleError,
+  CustomerKeyError,
+  ErrorCode,
+  isConditionalHeaderRefusal,
+  StorageDeletedError,
+  type BucketAction,
+  type CustomerKeyReason,
+} from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
@@ -93,7 +102,9 @@ export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
 export type {
+  CustomerKeyCheck,
   EngineSnapshot,
+  ObjectEncryption,
   ObjectRecord,
   PartRecord,
   SnapshotObject,
