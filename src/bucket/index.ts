@@ -23,6 +23,11 @@
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
  *   and the lifecycle's expiries), `lifecycle` (the bucket's lifecycle rules: uploads aborted at
  *   their age, objects deleted; the platform's 7-day abort rule by default).
+ * - Customer-provided keys (SSE-C), as the platform's typings declare them: `ssecKey` (64 lower-case
+ *   hex characters or a 32-byte ArrayBuffer) on `put`, `get`, `createMultipartUpload` and
+ *   `uploadPart`; the bytes are stored encrypted (AES-256-CTR, `ctr-cipher.ts`), the key never
+ *   (`customer-key.ts`: a salted HMAC checks it); objects show `ssecKeyMd5`. A read without the
+ *   key, with another or with one for a plain object is `CustomerKeyError` (10029).
  * - A ReadableStream is stored only when its length is known, as on the platform: the readable
  *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
  *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.

@@ -1,4 +1,5 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
+import { createHash } from 'node:crypto';
 import {
   CHECKSUM_ALGORITHMS,
   type ChecksumAlgorithm,
@@ -8,6 +9,7 @@ import {
 } from '../bucket';
 import { checksumElement, namedChecksum, uploadChecksumOf } from './checksum-headers';
 import { writeConditions } from './conditions';
+import { customerKeyHeaders, customerKeyOf } from './customer-keys';
 import {
   bodyOf,
   byteOrder,
@@ -41,11 +43,13 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const checksum = uploadChecksumOf(headers);
+  const key = customerKeyOf(context.request);
   const upload = await fromRequest(() =>
     bucket.createUpload(keyOf(context), {
       httpMetadata: httpMetadataOf(headers),
       customMetadata: customMetadataOf(headers),
       ...(checksum ? { checksum } : {}),
+      ...(key ? { ssecKey: key.toString('hex') } : {}),
     }),
   );
   const response = xmlResponse('InitiateMultipartUploadResult', {
@@ -53,6 +57,7 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
     Key: upload.key,
     UploadId: upload.uploadId,
   });
+  Object.assign(response.headers!, keyEcho(key));
   if (checksum) {
     response.headers!['x-amz-checksum-algorithm'] = checksum.algorithm.toUpperCase();
     response.headers!['x-amz-checksum-type'] = checksum.type;
@@ -61,15 +66,20 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
 }
 
 
+/** The answer's SSE-C headers for a key the request named (and the runtime accepted). */
+const keyEcho = (key: Buffer | undefined) =>
+  key ? customerKeyHeaders({ ssecKeyMd5: createHash('md5').update(key).digest('base64') }) : {};
+
 export async function uploadPart(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
+  const key = customerKeyOf(context.request);
   const body = bodyOf(context);
   const stream = storableStream(body);
   const part = await fromRequest(() =>
-    bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, stream, body.checksum),
+    bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, stream, body.checksum, key && { ssecKey: key.toString('hex') }),
   );
-  return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
+  return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums(), ...keyEcho(key) } };
 }
 
 /** `x-amz-copy-source-range: bytes=<first>-<last>`, both given. */
@@ -87,6 +97,7 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
   const range = copyRangeOf(context);
+  const key = customerKeyOf(context.request);
   const source = await readCopySource(context, range);
   try {
     if (range && source.range && (source.range as { length: number }).length !== range.length) {
@@ -98,13 +109,15 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
     }
     // An upload created with a checksum algorithm gets the copied part's checksum computed.
     const part = await fromRequest(() =>
-      bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, source.body),
+      bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, source.body, undefined, key && { ssecKey: key.toString('hex') }),
     );
-    return xmlResponse('CopyPartResult', {
+    const response = xmlResponse('CopyPartResult', {
       LastModified: iso(new Date()),
       ETag: quoted(part.etag),
       ...(part.checksum ? { [checksumElement(part.checksum.algorithm)]: part.checksum.value } : {}),
     });
+    Object.assign(response.headers!, keyEcho(key));
+    return response;
   } finally {
     if (!source.bodyUsed) await source.body.cancel();
   }
@@ -162,6 +175,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const conditions = writeConditions(headers);
+  const key = customerKeyOf(context.request);
   const document = parseXmlBody(
     await readSmallBody(bodyOf(context, { checksumHeaders: false }), MAX_DOCUMENT_BYTES),
     'CompleteMultipartUpload',
@@ -178,6 +192,7 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
       repeatable: true,
       checksums,
       partChecksums,
+      ssecKey: key ? key.toString('hex') : null,
     }),
   );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');

@@ -13,7 +13,17 @@ export interface S3Request extends SignedParts {
   body: AsyncIterable<Uint8Array>;
   /** The path as sent, for error documents. */
   resource: string;
+  /**
+   * Whether customer keys (SSE-C) may travel on this connection: S3 takes them over TLS only; the
+   * endpoint takes them over TLS (when it serves TLS) or from this machine (a loopback address,
+   * which no network sees).
+   */
+  secure: boolean;
 }
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
+const isLoopback = (address: string | undefined) =>
+  address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 
 const invalidUri = (path: string) =>
   new S3Error('InvalidURI', 400, `Could not parse the specified URI: ${path} is not valid percent-encoded UTF-8.`);
@@ -64,6 +74,7 @@ export function readRequest(incoming: IncomingMessage): S3Request {
     params,
     body: incoming,
     resource: rawPath,
+    secure: (incoming.socket as { encrypted?: boolean }).encrypted === true || isLoopback(incoming.socket.remoteAddress),
     ...(bucket === '' ? {} : { bucket }),
     ...(key === '' ? {} : { key }),
   };
