@@ -203,15 +203,19 @@ export class CustomerKeyError extends BucketError {
 export const customerKeyRefusal = (action: BucketAction, reason: CustomerKeyReason) => new CustomerKeyError(action, reason);
 
 /**
- * A checksum rule of the platform's S3 interface that the binding never meets (its calls carry no
- * S3 checksums): front doors answer it with the code `reason` names.
+ * A rule of the platform's S3 interface that the binding never meets (its calls carry no S3
+ * checksums, and a completion names no size): front doors answer it with the code `reason` names.
  */
 export class ChecksumRuleError extends Error {
   override readonly name = 'ChecksumRuleError';
 
   constructor(
-    /** `mismatch`: a part's checksum of another algorithm than its upload's; `missing`: a completion naming no checksum for a part; `order`: a completion whose parts are not numbered 1, 2, 3, ... */
-    readonly reason: 'mismatch' | 'missing' | 'order',
+    /**
+     * `mismatch`: a part's checksum of another algorithm than its upload's; `missing`: a completion
+     * naming no checksum for a part; `order`: a completion whose parts are not numbered 1, 2, 3,
+     * ...; `size`: a completion whose parts do not add up to the object size it names.
+     */
+    readonly reason: 'mismatch' | 'missing' | 'order' | 'size',
     message: string,
   ) {
     super(message);

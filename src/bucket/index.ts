@@ -72,6 +72,7 @@ export {
   type LifecycleDate,
   type LifecycleRule,
   type LifecycleSource,
+  type S3RuleForm,
 } from './lifecycle';
 export {
   BucketError,

@@ -72,6 +72,8 @@ export interface CompleteOptions {
    * uploaded with (error 10025); an upload with a COMPOSITE checksum needs one for every part.
    */
   partChecksums?: NamedPartChecksums;
+  /** The size the object must have (S3's `x-amz-mp-object-size`): the parts named must add up to it, or nothing changes. */
+  objectSize?: number;
 }
 
 export interface OwnerCalls extends UploadInventory {

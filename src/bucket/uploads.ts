@@ -140,6 +140,12 @@ export class UploadOperations {
       }
       if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
       const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
+      if (options.objectSize !== undefined && options.objectSize !== assembly.size) {
+        throw new ChecksumRuleError(
+          'size',
+          `The object size the request names (x-amz-mp-object-size: ${options.objectSize}) is not the size of the parts named: ${assembly.size} bytes.`,
+        );
+      }
       if (condition && !conditionHolds(condition, current)) return null;
       checkNamedPartChecksums(upload.checksum, assembly.parts, options.partChecksums);
       const checksums: RecordChecksums = {};

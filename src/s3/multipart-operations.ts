@@ -30,7 +30,7 @@ import {
 } from './context';
 import { invalidArgument, malformedXml, preconditionFailed, S3Error } from './errors';
 import { customMetadataOf, httpMetadataOf } from './metadata-headers';
-import { readCopySource } from './object-operations';
+import { expirationOf, readCopySource } from './object-operations';
 import { readSmallBody, storableStream } from './payload';
 import { parseXmlBody } from './xml';
 
@@ -171,6 +171,16 @@ function partsToComplete(document: Record<string, unknown>): { parts: UploadedPa
   return { parts: chosen, checksums };
 }
 
+/** `x-amz-mp-object-size`: the size the completed object must have, a whole number of bytes. */
+function objectSizeOf(headers: Headers): { objectSize?: number } {
+  const text = headers.get('x-amz-mp-object-size');
+  if (text === null) return {};
+  if (!/^\d{1,16}$/.test(text.trim())) {
+    throw invalidArgument(`x-amz-mp-object-size must be a whole number of bytes, not ${JSON.stringify(text)}.`, 'x-amz-mp-object-size', text);
+  }
+  return { objectSize: Number(text.trim()) };
+}
+
 export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
@@ -193,17 +203,20 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
       checksums,
       partChecksums,
       ssecKey: key ? key.toString('hex') : null,
+      ...objectSizeOf(headers),
     }),
   );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   const checksum = bucket.checksumOf(object);
-  return xmlResponse('CompleteMultipartUploadResult', {
+  const response = xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
     Bucket: context.request.bucket!,
     Key: object.key,
     ETag: object.httpEtag,
     ...(checksum ? { [checksumElement(checksum.algorithm)]: checksum.value, ChecksumType: checksum.type } : {}),
   });
+  Object.assign(response.headers!, await expirationOf(context, object));
+  return response;
 }
 
 export async function abortMultipartUpload(context: S3Context): Promise<S3Response> {

@@ -128,7 +128,7 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
   const { object, partsCount } = read;
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, partsCount !== undefined);
-  Object.assign(response.headers!, customerKeyHeaders(object));
+  Object.assign(response.headers!, customerKeyHeaders(object), await expirationOf(context, object));
   if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
   if (read.checksum && checksumModeEnabled(headers)) Object.assign(response.headers!, checksumResponseHeaders(read.checksum));
   if (head && response.body instanceof ReadableStream) await response.body.cancel();
@@ -162,6 +162,7 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   const response = await served(object, range !== undefined);
   if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, bucket, object));
   if (ssecKey) Object.assign(response.headers!, customerKeyHeaders(object));
+  Object.assign(response.headers!, await expirationOf(context, object));
   return response;
 }
 
@@ -181,7 +182,12 @@ export async function headObject(context: S3Context): Promise<S3Response> {
     if (object.ssecKeyMd5 !== undefined) throw new CustomerKeyError('head', 'missing');
     return {
       status: 200,
-      headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
+      headers: {
+        ...objectHeaders(object),
+        ...checksumHeaders(context, bucket, object),
+        ...(await expirationOf(context, object)),
+        'content-length': String(object.size),
+      },
     };
   }
   const { bucket, object } = await onLastFoundBucket(
@@ -203,6 +209,7 @@ export async function headObject(context: S3Context): Promise<S3Response> {
       ...objectHeaders(object),
       ...checksumHeaders(context, bucket, object),
       ...customerKeyHeaders(object),
+      ...(await expirationOf(context, object)),
       'content-length': String(object.size),
     },
   };
@@ -222,6 +229,15 @@ async function putChecked(
   if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   return stored;
 }
+
+/** The headers of a PutObject's answer. */
+async function putAnswer(context: S3Context, stored: StoredObject, checksums: Record<string, string>): Promise<Record<string, string>> {
+  return { etag: stored.httpEtag, ...checksums, ...customerKeyHeaders(stored), ...(await expirationOf(context, stored)) };
+}
+
+/** `x-amz-expiration` for an object of the request's bucket, when its lifecycle rules delete it. */
+export const expirationOf = (context: S3Context, object: StoredObject) =>
+  context.expirations.of(context.request.bucket!, object.key, object.uploaded);
 
 export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
@@ -244,12 +260,12 @@ export async function putObject(context: S3Context): Promise<S3Response> {
   if (conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES) {
     const bytes = await wholeBody(body);
     const stored = await onLastFoundBucket(context, (bucket) => putChecked(bucket, key, bytes, options, undefined), () => true);
-    return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums(), ...customerKeyHeaders(stored) } };
+    return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
   }
   // A streamed body cannot be sent again: its bucket is checked before it is read.
   const bucket = checked ?? (await openBucket(context));
   const stored = await putChecked(bucket, key, storableStream(body), options, conditions);
-  return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums(), ...customerKeyHeaders(stored) } };
+  return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
 }
 
 /** The bucket and key of `x-amz-copy-source` (`[/]<bucket>/<key>`, URL-encoded). */
@@ -332,7 +348,7 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
     ETag: stored.httpEtag,
     ...checksumElements(objectChecksum(bucket, stored)),
   });
-  Object.assign(response.headers!, customerKeyHeaders(stored));
+  Object.assign(response.headers!, customerKeyHeaders(stored), await expirationOf(context, stored));
   return response;
 }
 

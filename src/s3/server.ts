@@ -9,6 +9,8 @@ import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from
 import { controlFaults, FAULTS_PATH, injectFault, s3FaultSet } from './faults';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
+import { refuseUnservedHeaders } from './unserved-headers';
+import { ExpirationHeaders } from './expiration-header';
 import { verifySignature, type AccessKeys } from './sigv4';
 import { keysForRequest, requireInScope } from './temporary-credentials';
 import { xmlDocument } from './xml';
@@ -83,6 +85,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     defaults: options.runtime ?? {},
   });
   const buckets = catalogue.account(account);
+  const expirations = new ExpirationHeaders(buckets);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const requestId = nextRequestId();
     let request: S3Request | undefined;
@@ -97,13 +100,14 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       } else {
         const { keys, grant } = keysForRequest(request, options.accessKeys, account, now());
         const signer = verifySignature(request, keys, now());
-        const context: S3Context = { request, signer, catalogue, region };
+        const context: S3Context = { request, signer, catalogue, region, expirations };
         if (request.rawPath === FAULTS_PATH) {
           response = await controlFaults(context, faults);
         } else {
           const operation = route(request);
           if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
           if (grant) requireInScope(grant, request, operation.name);
+          refuseUnservedHeaders(operation.name, request.headerNames, request.headers);
           if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
           response = await operation.run(context);
         }
