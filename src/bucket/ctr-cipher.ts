@@ -121,8 +121,8 @@ class Opener {
   }
 
   #segmentAt(): CipherSegment {
-    let index = this.#segment;
-    while (index < 0 || this.#position >= this.segments[index]!.start + this.segments[index]!.size) index++;
+    let index = Math.max(this.#segment, 0);
+    while (index < this.segments.length && this.#position >= this.segments[index]!.start + this.segments[index]!.size) index++;
     const segment = this.segments[index];
     if (!segment) throw new Error('The bytes read go past the end of the encrypted object.');
     if (index !== this.#segment) {
