@@ -22,9 +22,13 @@
  * tls_cert = "s3.crt"                  # HTTPS with this certificate and key (PEM files)
  * tls_key = "s3.key"
  *
+ * [edge]                               # deployed workers, routed by Host
+ * enabled = true
+ * port = 8789
+ *
  * [[workers]]
  * config = "workers/site/wrangler.toml"
- * port = 8789
+ * port = 8790
  *
  * [rate_limit]
  * enabled = true
@@ -82,6 +86,13 @@ function buildFileSchema() {
         tls_key: path.optional(),
       })
       .optional(),
+    edge: z
+      .strictObject({
+        enabled: enabled.optional(),
+        port: port.optional(),
+        host: host.optional(),
+      })
+      .optional(),
     workers: z
       .array(
         z.strictObject({
@@ -109,10 +120,11 @@ export type PlatformFile = z.output<ReturnType<typeof buildFileSchema>>;
 
 /** The keys of each table, for the message that names an unknown one. */
 const KEYS: Record<string, string> = {
-  '': 'state, api, s3, workers, rate_limit, faults',
+  '': 'state, api, s3, edge, workers, rate_limit, faults',
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account, tls_cert, tls_key',
+  edge: 'enabled, port, host',
   workers: 'config, name, enabled, port, host',
   rate_limit: 'enabled, requests, window_seconds',
   faults: 'api, s3',
