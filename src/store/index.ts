@@ -20,6 +20,7 @@ export type {
   Store,
   UserRepository,
   WafRepository,
+  WorkersRepository,
   RuleWriteOptions,
   ZoneOrder,
   ZoneRepository,
@@ -43,3 +44,4 @@ export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';
 export { parseDatabaseUrl, type DatabaseUrl } from '../database-url';
+export * from './workers';

@@ -1,0 +1,130 @@
+/**
+ * Workers as the store keeps them: scripts, immutable versions, deployments (which versions
+ * serve, at what percentages), secrets (secret_text bindings of a version, sealed at rest), the
+ * account's workers.dev subdomain and zone routes. Field names are the API's where the API
+ * shows them.
+ */
+import type { Timestamp } from '../types';
+
+/** How a module's bytes are read, as the platform names module types. */
+export const MODULE_TYPES = ['esm', 'commonjs', 'text', 'data', 'wasm', 'sourcemap'] as const;
+export type ModuleType = (typeof MODULE_TYPES)[number];
+
+export interface WorkerModuleInput {
+  name: string;
+  type: ModuleType;
+  bytes: Uint8Array;
+}
+
+/** A module as a version lists it (its bytes are kept once per account, by SHA-256). */
+export interface WorkerModuleRef {
+  name: string;
+  type: ModuleType;
+  sha256: string;
+  size: number;
+}
+
+/** Bindings as a writer sends them (a secret with its value). */
+export type WorkerBindingInput =
+  | { type: 'plain_text'; name: string; text: string }
+  | { type: 'json'; name: string; json: unknown }
+  | { type: 'r2_bucket'; name: string; bucket_name: string; jurisdiction?: string }
+  | { type: 'secret_text'; name: string; text: string };
+
+/** Bindings as reads answer them: a secret by name only, never its value. */
+export type WorkerBinding = Exclude<WorkerBindingInput, { type: 'secret_text' }> | { type: 'secret_text'; name: string };
+
+export const BINDING_TYPES = ['plain_text', 'json', 'r2_bucket', 'secret_text'] as const;
+
+export interface WorkerVersion {
+  id: string;
+  script_name: string;
+  number: number;
+  main_module: string;
+  compatibility_date: string;
+  compatibility_flags: string[];
+  bindings: WorkerBinding[];
+  modules: WorkerModuleRef[];
+  annotations: Record<string, string>;
+  source: string;
+  author_email: string | null;
+  etag: string;
+  handlers: string[];
+  created_on: Timestamp;
+}
+
+export interface DeploymentVersion {
+  version_id: string;
+  percentage: number;
+}
+
+export interface WorkerDeployment {
+  id: string;
+  script_name: string;
+  strategy: 'percentage';
+  versions: DeploymentVersion[];
+  annotations: Record<string, string>;
+  source: string;
+  author_email: string | null;
+  created_on: Timestamp;
+}
+
+/** Script-level settings (not versioned): what PATCH script-settings changes. */
+export interface WorkerScriptSettings {
+  logpush: boolean;
+  observability: { enabled: boolean; head_sampling_rate?: number | null } | null;
+  tags: string[];
+  tail_consumers: { service: string; environment?: string; namespace?: string }[] | null;
+}
+
+export interface WorkerScript {
+  name: string;
+  tag: string;
+  workers_dev: boolean;
+  previews_enabled: boolean;
+  settings: WorkerScriptSettings;
+  created_on: Timestamp;
+  modified_on: Timestamp;
+  /** The deployment serving now (null: nothing deployed, the script answers no request). */
+  deployment: WorkerDeployment | null;
+  /** The newest version uploaded, deployed or not. */
+  latest: WorkerVersion;
+}
+
+/** What an upload sends: one new version. */
+export interface WorkerVersionInput {
+  main_module: string;
+  compatibility_date: string;
+  compatibility_flags: string[];
+  bindings: WorkerBindingInput[];
+  modules: WorkerModuleInput[];
+  /**
+   * Binding types carried over from the version serving now when the upload does not name
+   * them (wrangler sends `keep_bindings: ["secret_text", ...]` so that secrets survive a deploy).
+   */
+  keep_bindings: readonly string[];
+  annotations: Record<string, string>;
+  source: string;
+  author_email: string | null;
+  handlers: string[];
+}
+
+export interface DeploymentInput {
+  versions: DeploymentVersion[];
+  annotations: Record<string, string>;
+  source: string;
+  author_email: string | null;
+}
+
+export interface WorkerRoute {
+  id: string;
+  zone_id: string;
+  pattern: string;
+  /** The script the pattern runs; null turns workers off for the pattern. */
+  script: string | null;
+}
+
+export interface WorkerRouteInput {
+  pattern: string;
+  script: string | null;
+}
