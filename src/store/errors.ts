@@ -200,3 +200,11 @@ export class WorkersSubdomainTakenError extends StoreError {
 export class SecretsKeyMissingError extends StoreError {
   readonly code = 'secrets_key_missing';
 }
+
+/** Secrets change the latest version, which must be the one serving every request. */
+export class WorkerVersionNotDeployedError extends StoreError {
+  readonly code = 'worker_version_not_deployed';
+  constructor(readonly script: string) {
+    super(`the latest version of ${script} is not the one deployed to every request: deploy it before changing secrets`);
+  }
+}

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fromJson, toFlag, toJson } from '../codecs';
-import { InvalidInputError, NotFoundError } from '../errors';
+import { InvalidInputError, NotFoundError, WorkerVersionNotDeployedError } from '../errors';
 import { newId } from '../ids';
 import type { WorkersRepository } from '../store';
 import type { WriteContext } from '../transaction/context';
@@ -212,25 +212,30 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
     changeSecrets: (accountId, name, change) =>
       locked(accountId, name, async (ctx) => {
         const script = await existing(ctx.db, accountId, name);
-        const base = await servingVersion(ctx.db, accountId, name);
-        if (base === null) throw new InvalidInputError(`script ${name} has no deployed version to add secrets to: deploy it first`);
-        if (base.split) {
-          throw new InvalidInputError(`script ${name} is deployed with several versions at once: secrets change the version serving all requests only`);
-        }
-        const names = new Set([...change.put.map((secret) => secret.name), ...change.delete]);
+        const latest = await latestVersionRow(ctx.db, accountId, name, script.last_version);
+        const deployment = await currentDeploymentRow(ctx.db, accountId, name);
+        const shares = deployment === undefined ? [] : fromJson<{ version_id: string; percentage: number }[]>(deployment.versions);
+        if (shares.length !== 1 || shares[0]!.version_id !== latest.id) throw new WorkerVersionNotDeployedError(name);
+        const base = fromJson<StoredBinding[]>(latest.bindings);
         for (const gone of change.delete) {
-          if (!base.bindings.some((binding) => binding.type === 'secret_text' && binding.name === gone)) throw new NotFoundError('worker_secret', gone);
+          if (!base.some((binding) => binding.type === 'secret_text' && binding.name === gone)) throw new NotFoundError('worker_secret', gone);
         }
         for (const secret of change.put) {
-          const clash = base.bindings.find((binding) => binding.name === secret.name && binding.type !== 'secret_text');
+          const clash = base.find((binding) => binding.name === secret.name && binding.type !== 'secret_text');
           if (clash) throw new InvalidInputError(`binding ${secret.name} of script ${name} is a ${clash.type} binding, not a secret: choose another name`);
         }
+        const names = new Set([...change.put.map((secret) => secret.name), ...change.delete]);
         const bindings: StoredBinding[] = [
-          ...base.bindings.filter((binding) => !names.has(binding.name)),
+          ...base.filter((binding) => !names.has(binding.name)),
           ...change.put.map((secret): StoredBinding => ({ type: 'secret_text', name: secret.name, sealed: box().seal(secret.text, secretPlace(accountId, name, secret.name)) })),
         ];
         const version = await insertVersion(ctx, accountId, name, script.last_version + 1, {
-          ...base.row,
+          main_module: latest.main_module,
+          compatibility_date: latest.compatibility_date,
+          compatibility_flags: fromJson<string[]>(latest.compatibility_flags),
+          modules: fromJson<WorkerModuleRef[]>(latest.modules),
+          handlers: fromJson<string[]>(latest.handlers),
+          etag: latest.etag,
           bindings,
           annotations: { 'workers/triggered_by': 'secret' },
           source: change.source,
@@ -378,12 +383,12 @@ async function checkDeployable(db: Db, accountId: string, name: string, input: D
 }
 
 /**
- * The version the script serves every request with (the current deployment's only version, or
- * its largest share when split), with its stored bindings; null when the script does not exist.
+ * The bindings of the version serving the script (the current deployment's largest share; the
+ * newest version before any deployment); null when the script does not exist.
  */
 async function servingVersion(db: Db, accountId: string, name: string) {
   const script = await scriptRow(db, accountId, name);
-  if (script === undefined) return null;
+  if (script === undefined || script.last_version === 0) return null;
   const deployment = await currentDeploymentRow(db, accountId, name);
   const versions = deployment === undefined ? [] : fromJson<{ version_id: string; percentage: number }[]>(deployment.versions);
   const chosen = [...versions].sort((a, b) => b.percentage - a.percentage)[0];
@@ -391,18 +396,7 @@ async function servingVersion(db: Db, accountId: string, name: string) {
     chosen === undefined
       ? await latestVersionRow(db, accountId, name, script.last_version)
       : await db.selectFrom('worker_versions').selectAll().where('id', '=', chosen.version_id).executeTakeFirstOrThrow();
-  return {
-    split: versions.length > 1,
-    bindings: fromJson<StoredBinding[]>(row.bindings),
-    row: {
-      main_module: row.main_module,
-      compatibility_date: row.compatibility_date,
-      compatibility_flags: fromJson<string[]>(row.compatibility_flags),
-      modules: fromJson<WorkerModuleRef[]>(row.modules),
-      handlers: fromJson<string[]>(row.handlers),
-      etag: row.etag,
-    },
-  };
+  return { bindings: fromJson<StoredBinding[]>(row.bindings) };
 }
 
 /** Bindings of the serving version whose types the upload keeps and whose names it does not send. */
