@@ -9159,6 +9159,7 @@ export interface operations {
             };
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     getWorkerScriptContent: {
@@ -9243,6 +9244,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteWorkerScript: {
@@ -9389,6 +9391,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerScriptSubdomain: {
@@ -9467,6 +9471,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteWorkerScriptSubdomain: {
@@ -9579,6 +9585,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     listWorkerVersions: {
@@ -9674,6 +9682,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerVersion: {
@@ -9791,6 +9800,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerDeployment: {
@@ -9902,6 +9913,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerSecret: {
@@ -10031,6 +10044,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerSchedules: {
@@ -10303,6 +10318,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteWorkersSubdomain: {
@@ -10371,6 +10388,7 @@ export interface operations {
             };
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listKvNamespaces: {
@@ -10420,6 +10438,7 @@ export interface operations {
             };
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
         };
     };
     listWorkerRoutes: {
@@ -10482,6 +10501,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerRoute: {
@@ -10554,6 +10575,8 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     deleteWorkerRoute: {

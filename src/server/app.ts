@@ -166,6 +166,7 @@ export function createApp(options: AppOptions): App {
   const readBody = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const media = Object.keys(req.openapi?.schema?.requestBody?.content ?? {});
     if (media.includes('*/*')) return next();
+    // A worker upload's form is read whole, and checked as a form, before the validator runs.
     if (media.includes('multipart/form-data')) return readWorkerForm(req).then(() => next(), next);
     if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
     return json(req, res, next);
