@@ -4532,9 +4532,10 @@ export interface components {
                 [key: string]: unknown;
             };
         };
-        /** @description A multipart form: a `metadata` part (JSON, see WorkerUploadMetadata) and one part per module. */
+        /** @description A multipart form, a `metadata` part (JSON, see WorkerUploadMetadata) and one part per module, named by the module's name. */
         WorkerUploadForm: {
-            metadata?: components["schemas"]["WorkerUploadMetadata"];
+            /** @description The version's metadata, as JSON. */
+            metadata?: string;
         } & {
             [key: string]: string;
         };
