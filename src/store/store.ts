@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
+import type { DeployedWorkersReader } from './workers/read-model';
 import type {
-  DeployedWorkersReader,
   DeploymentInput,
   WorkerDeployment,
   WorkerModuleRef,
@@ -10,7 +10,7 @@ import type {
   WorkerScriptSettings,
   WorkerVersion,
   WorkerVersionInput,
-} from './workers';
+} from './workers/types';
 import type { StoreDump } from './dump';
 import type { Page, PageRequest } from './paging';
 import type {
