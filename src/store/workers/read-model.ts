@@ -10,68 +10,7 @@ import type { Executor } from '../transaction/executor';
 import { changeMarker } from './changes';
 import type { Db, StoredBinding } from './rows';
 import { secretPlace, type SecretBox } from './secret-box';
-import type { DeploymentVersion, ModuleType, WorkerModuleRef } from './types';
-
-export type DeployedBinding =
-  | { type: 'plain_text'; name: string; text: string }
-  | { type: 'json'; name: string; json: unknown }
-  | { type: 'r2_bucket'; name: string; bucket_name: string; jurisdiction?: string }
-  | { type: 'secret_text'; name: string; text: string };
-
-export interface DeployedModule {
-  name: string;
-  type: ModuleType;
-  sha256: string;
-  bytes: Uint8Array;
-}
-
-export interface DeployedVersion {
-  id: string;
-  number: number;
-  main_module: string;
-  compatibility_date: string;
-  compatibility_flags: string[];
-  modules: DeployedModule[];
-  bindings: DeployedBinding[];
-}
-
-export interface DeployedScript {
-  account_id: string;
-  name: string;
-  /** The script's id. */
-  tag: string;
-  /** Served at `<name>.<subdomain>.workers.dev` when on (and the account has a subdomain). */
-  workers_dev: boolean;
-  deployment_id: string;
-  /** The current deployment's versions and shares (percentages adding up to 100). */
-  versions: (DeploymentVersion & { version: DeployedVersion })[];
-}
-
-export interface DeployedZone {
-  id: string;
-  name: string;
-  account_id: string;
-  /** Each pattern once; `script` null means the pattern runs no worker. */
-  routes: { id: string; pattern: string; script: string | null }[];
-}
-
-export interface DeployedWorkers {
-  /** The change marker this snapshot was read at. */
-  marker: number;
-  /** workers.dev subdomain by account id (accounts without one are absent). */
-  subdomains: Record<string, string>;
-  /** Scripts with a deployment (a script never deployed serves nothing and is absent). */
-  scripts: DeployedScript[];
-  /** Zones with at least one route. */
-  zones: DeployedZone[];
-}
-
-export interface DeployedWorkersReader {
-  /** The number that moves with every committed change of what is deployed (0 before the first). */
-  changeMarker(): Promise<number>;
-  /** Everything deployed, from one consistent read. */
-  snapshot(): Promise<DeployedWorkers>;
-}
+import type { DeployedBinding, DeployedModule, DeployedScript, DeployedWorkers, DeployedWorkersReader, DeployedZone, DeploymentVersion, WorkerModuleRef } from '../worker-types';
 
 /** Module bytes never change for a hash: kept across snapshots, dropped once no snapshot names them. */
 type ModuleCache = Map<string, Uint8Array>;

@@ -12,7 +12,7 @@ import type { Executor } from '../transaction/executor';
 import { markChanged } from './changes';
 import { workerRoutesLock, workerScriptLock, workersSubdomainLock } from './locks';
 import { scriptRow, type Db } from './rows';
-import type { WorkerRoute } from './types';
+import type { WorkerRoute } from '../worker-types';
 
 export type RouteOperations = Pick<
   WorkersRepository,

@@ -11,7 +11,7 @@ import type {
   WorkerScript,
   WorkerScriptSettings,
   WorkerVersion,
-} from './types';
+} from '../worker-types';
 
 /** A binding as stored: a secret's value sealed. */
 export type StoredBinding = Exclude<WorkerBinding, { type: 'secret_text' }> | { type: 'secret_text'; name: string; sealed: string };

@@ -23,7 +23,7 @@ import {
   type StoredBinding,
 } from './rows';
 import { secretPlace, type SecretBox } from './secret-box';
-import type { DeploymentInput, WorkerDeployment, WorkerModuleRef, WorkerVersion, WorkerVersionInput } from './types';
+import type { DeploymentInput, WorkerDeployment, WorkerModuleRef, WorkerVersion, WorkerVersionInput } from '../worker-types';
 import { workerScriptLock } from './locks';
 
 export type ScriptOperations = Pick<
