@@ -29,6 +29,7 @@ export async function readWholeBody(request: IncomingMessage, limit = MAX_FORM_B
   const chunks: Buffer[] = [];
   let length = 0;
   await new Promise<void>((resolve, reject) => {
+    let ended = false;
     request.on('data', (chunk: Buffer) => {
       length += chunk.length;
       if (length > limit) {
@@ -38,8 +39,14 @@ export async function readWholeBody(request: IncomingMessage, limit = MAX_FORM_B
       }
       chunks.push(chunk);
     });
-    request.on('end', () => resolve());
-    request.on('aborted', () => reject(badRequest('the upload was cut off before its end: nothing was stored', 10026)));
+    request.on('end', () => {
+      ended = true;
+      resolve();
+    });
+    // A connection that closes before the body's end (the client went away): nothing is kept.
+    request.on('close', () => {
+      if (!ended) reject(badRequest('the upload was cut off before its end: nothing was stored', 10026));
+    });
     request.on('error', (error) => reject(error));
   });
   if (!Number.isNaN(declared) && length !== declared) throw badRequest(`the upload ended after ${length} of its ${declared} bytes: nothing was stored`, 10026);
