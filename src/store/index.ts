@@ -24,6 +24,7 @@ export type {
   Store,
   UserRepository,
   WafRepository,
+  WorkersRepository,
   RuleWriteOptions,
   StoreDump,
   ZoneOrder,
@@ -39,3 +40,5 @@ export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';
 export { parseDatabaseUrl, type DatabaseUrl } from '../database-url';
+export * from './worker-types';
+export * from './workers';
