@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type RequestListener, type ServerRe
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { HOME_ACCOUNT_ID, openBucketCatalogue, type RuntimeOptions } from '../bucket';
+import { writeStreamedBody } from '../streamed-body';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from './errors';
@@ -230,35 +231,5 @@ async function send(
     outgoing.end(body);
     return;
   }
-  // Written chunk by chunk, waiting for the socket to drain: memory holds a chunk, not the object.
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!outgoing.write(value)) await waitForDrain(outgoing);
-    }
-    outgoing.end();
-  } catch (error) {
-    // The client went away, or storage failed mid-body: the response cannot say so any more.
-    await reader.cancel().catch(() => {});
-    if (!outgoing.destroyed) report(`response body failed: ${String(error)}`);
-    outgoing.destroy();
-  }
-}
-
-/** Resolves when the response can take more, rejects when the connection closes first. */
-function waitForDrain(outgoing: ServerResponse): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      outgoing.off('drain', onDrain);
-      outgoing.off('close', onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onDrain = () => done();
-    const onClose = () => done(new Error('the client closed the connection'));
-    outgoing.once('drain', onDrain);
-    outgoing.once('close', onClose);
-  });
+  await writeStreamedBody(outgoing, body, (error) => report(`response body failed: ${String(error)}`));
 }
