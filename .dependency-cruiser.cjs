@@ -49,6 +49,13 @@ module.exports = {
       to: { path: '^(src|generated)/', pathNot: ['^src/edge/', '^src/[^/]+\\.ts$'] },
     },
     {
+      name: 'runtime-over-the-bucket-library',
+      comment: 'The runtime of deployed workers stands on the bucket library alone: what is deployed and where requests come from are handed to it.',
+      severity: 'error',
+      from: { path: '^src/runtime/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(runtime|bucket)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
       name: 'server-ground-floor',
       comment: 'src/server/http is the ground floor of the server: it imports nothing above it.',
       severity: 'error',

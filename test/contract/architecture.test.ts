@@ -68,6 +68,9 @@ test('the map catches the imports it forbids', async () => {
     'src/worker/index.ts': "export const c = 1;\n",
     // The edge importing what it must be handed.
     'src/edge/index.ts': "import { bucket } from '../bucket/index.js';\nexport const edge = bucket;\n",
+    // The runtime of deployed workers reading the store itself.
+    'src/runtime/index.ts': "import { store } from '../store/index.js';\nexport const runtime = store;\n",
+    'src/store/index.ts': "export const store = 1;\n",
     // Saving state through a front door instead of the store and the buckets.
     'src/state/index.ts': "import { s3 } from '../s3/index.js';\nexport const state = s3;\n",
   });
@@ -80,6 +83,7 @@ test('the map catches the imports it forbids', async () => {
     'no-cycles',
     'nothing-imports-the-server',
     'one-front-door',
+    'runtime-over-the-bucket-library',
     'server-ground-floor',
     'state-through-store-and-bucket',
   ]);
@@ -87,4 +91,5 @@ test('the map catches the imports it forbids', async () => {
   expect(found).toContain('front-doors-stay-apart: src/s3/index.ts -> src/worker/index.ts');
   expect(found).toContain('state-through-store-and-bucket: src/state/index.ts -> src/s3/index.ts');
   expect(found).toContain('edge-stands-alone: src/edge/index.ts -> src/bucket/index.ts');
+  expect(found).toContain('runtime-over-the-bucket-library: src/runtime/index.ts -> src/store/index.ts');
 }, 120_000);
