@@ -24,6 +24,8 @@ export type ProxyResult =
   | { result: 'lost'; written: boolean; error: string };
 
 export const CF_BLOB_HEADER = 'cf-blob';
+/** Answers with a Content-Length up to this size are gathered before they are written. */
+const SMALL_ANSWER = 64 * 1024;
 export const PROTO_HEADER = 'x-forwarded-proto';
 
 /** Headers of one hop only, never passed on; and what only the edge may say to the worker. */
@@ -75,12 +77,24 @@ export function proxy(run: RunRequest, socketPath: string, agent: http.Agent): P
           answer.on('error', () => settle({ result: 'exception' }));
           return;
         }
-        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
-        answer.pipe(response);
-        answer.on('end', () => settle({ result: 'ok' }));
+        const length = Number(answer.headers['content-length']);
+        if (length <= SMALL_ANSWER) {
+          // Small answers are gathered and written at once: one write to the client, not three.
+          const chunks: Buffer[] = [];
+          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+          answer.on('end', () => {
+            response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
+            response.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+            settle({ result: 'ok' });
+          });
+        } else {
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
+          answer.pipe(response);
+          answer.on('end', () => settle({ result: 'ok' }));
+        }
         answer.on('error', (error) => {
-          settle({ result: 'lost', written: true, error: error.message });
-          response.destroy();
+          settle({ result: 'lost', written: response.headersSent, error: error.message });
+          if (response.headersSent) response.destroy();
         });
       },
     );
