@@ -260,14 +260,20 @@ export class VersionInstance {
     generation.process.kill('SIGKILL');
   }
 
-  /** No new requests come; the process stops once those in flight are done and their `waitUntil` time is over. */
-  retire(waitUntilMs = WAIT_UNTIL_MS): void {
+  /**
+   * No new requests come; the process stops once those in flight are done and their `waitUntil`
+   * time is over. Resolves once it has stopped.
+   */
+  retire(waitUntilMs = WAIT_UNTIL_MS): Promise<void> {
     this.#retired = true;
     this.#lingerMs = waitUntilMs;
     this.#stopWhenIdle();
+    return this.#stopped;
   }
 
   #lingerMs = WAIT_UNTIL_MS;
+  #markStopped!: () => void;
+  readonly #stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
 
   #stopWhenIdle(): void {
     const busy = [...this.#generations].some((generation) => generation.inFlight > 0);
@@ -287,6 +293,7 @@ export class VersionInstance {
     await Promise.all(generations.map((generation) => generation.process.exited));
     clearTimeout(killer);
     this.#context.revoke([...this.#grants.values()]);
+    this.#markStopped();
   }
 }
 

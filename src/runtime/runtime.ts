@@ -42,8 +42,10 @@ export class WorkersRuntime {
   readonly #watchdog: CpuWatchdog;
   /** What serves each script now, by `<account>/<script>`. */
   #table = new Map<string, Choice[]>();
-  /** Every instance alive, retired ones included until they stop. */
+  /** The instances deployments name, by key. */
   readonly #instances = new Map<string, VersionInstance>();
+  /** Instances no deployment names any more, finishing their requests. */
+  readonly #retired = new Set<VersionInstance>();
   #applying: Promise<void> = Promise.resolve();
   #closed = false;
 
@@ -61,7 +63,7 @@ export class WorkersRuntime {
       log: options.log,
       report: options.report,
     };
-    this.#watchdog = new CpuWatchdog(options.cpuMs, () => this.#instances.values());
+    this.#watchdog = new CpuWatchdog(options.cpuMs, () => [...this.#instances.values(), ...this.#retired]);
   }
 
   /** Opens the runtime's private directory (sockets and configuration files, this user only) and its bucket service. */
@@ -117,7 +119,8 @@ export class WorkersRuntime {
     for (const [key, instance] of this.#instances) {
       if (wanted.has(key)) continue;
       this.#instances.delete(key);
-      instance.retire(this.#options.waitUntilMs ?? WAIT_UNTIL_MS);
+      this.#retired.add(instance);
+      void instance.retire(this.#options.waitUntilMs ?? WAIT_UNTIL_MS).then(() => this.#retired.delete(instance));
     }
   }
 
@@ -135,7 +138,7 @@ export class WorkersRuntime {
     this.#closed = true;
     await this.#applying;
     this.#watchdog.stop();
-    const all = new Set([...this.#instances.values(), ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
+    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
     this.#table = new Map();
     await Promise.all([...all].map((instance) => instance.stop()));
     await this.#bucketService.close();

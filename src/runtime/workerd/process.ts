@@ -3,6 +3,10 @@
  * (never the platform's variables, tokens or keys), in a directory of its own, its readiness
  * read from its control descriptor, its log lines (the worker's console, uncaught exceptions)
  * handed on, its exit noticed.
+ *
+ * workerd is started by a small shell that also waits on a pipe from the platform: when the
+ * platform's process ends, however it ends (even killed outright), the pipe closes and the shell
+ * kills workerd, so no version outlives the platform that started it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -25,6 +29,7 @@ export interface WorkerdOptions {
 }
 
 export interface WorkerdProcess {
+  /** workerd's own process id (-1 until it is known). */
   readonly pid: number;
   /** Resolves once every socket listens; rejects with workerd's own words when it cannot start. */
   readonly ready: Promise<void>;
@@ -38,12 +43,28 @@ export interface WorkerdProcess {
 /** How long a start may take before it is given up. */
 const START_TIMEOUT_MS = 30_000;
 
+/**
+ * Runs workerd (its path and arguments follow), says its pid on the control descriptor, kills it
+ * when standard input (a pipe the platform holds) closes, and exits with its status.
+ */
+const GUARD = [
+  'exec 4<&0',
+  '"$0" "$@" </dev/null & w=$!',
+  `printf '{"event":"pid","pid":%s}\n' "$w" >&3`,
+  '{ read -r _ <&4; kill -KILL "$w" 2>/dev/null; } &',
+  'g=$!',
+  'wait "$w"; s=$?',
+  'kill "$g" 2>/dev/null',
+  'exit "$s"',
+].join('\n');
+
 export function startWorkerd(options: WorkerdOptions): WorkerdProcess {
-  const child: ChildProcess = spawn(options.binary, ['serve', options.configFile, '--experimental', '--control-fd=3'], {
+  const child: ChildProcess = spawn('/bin/sh', ['-c', GUARD, options.binary, 'serve', options.configFile, '--experimental', '--control-fd=3'], {
     cwd: options.cwd,
     env: options.env,
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
   });
+  let pid = -1;
   const errors: string[] = [];
   const remember = (line: string) => {
     errors.push(line);
@@ -73,7 +94,9 @@ export function startWorkerd(options: WorkerdOptions): WorkerdProcess {
     timer.unref();
     readLines(child.stdio[3] as Readable, (line) => {
       try {
-        if ((JSON.parse(line) as { event?: string }).event === 'listen' && ++listening === options.sockets) {
+        const event = JSON.parse(line) as { event?: string; pid?: number };
+        if (event.event === 'pid' && typeof event.pid === 'number') pid = event.pid;
+        if (event.event === 'listen' && ++listening === options.sockets) {
           clearTimeout(timer);
           resolve();
         }
@@ -92,15 +115,25 @@ export function startWorkerd(options: WorkerdOptions): WorkerdProcess {
     });
   });
   ready.catch(() => {});
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
   return {
-    pid: child.pid ?? -1,
+    get pid() {
+      return pid;
+    },
     ready,
     exited,
     get ended() {
-      return child.exitCode !== null || child.signalCode !== null;
+      return ended();
     },
     kill: (signal = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      if (ended()) return;
+      if (pid > 0) {
+        try {
+          process.kill(pid, signal);
+        } catch {
+          // Already gone.
+        }
+      } else child.kill('SIGKILL');
     },
   };
 }
