@@ -39,6 +39,17 @@ export default {
       const headers = await env.FILES.get('notes.txt', { onlyIf: new Headers({ 'if-none-match': 'W/"nope", "' + head.etag + '"' }) });
       return Response.json({ bodyless: !('body' in unchanged) || unchanged.body === undefined, created, headersBodyless: !('body' in headers) || headers.body === undefined });
     }
+    if (url.pathname === '/ssec') {
+      const key = 'a'.repeat(64);
+      const stored = await env.FILES.put('secret.bin', 'encrypted at rest', { ssecKey: key });
+      const without = await env.FILES.get('secret.bin').then(() => 'read', (error) => error.message);
+      const withKey = await env.FILES.get('secret.bin', { ssecKey: key });
+      const upload = await env.FILES.createMultipartUpload('secret-parts.bin', { ssecKey: key });
+      const part = await upload.uploadPart(1, 'one part', { ssecKey: key });
+      await upload.complete([part]);
+      const parts = await env.FILES.get('secret-parts.bin', { ssecKey: key });
+      return Response.json({ md5: stored.ssecKeyMd5, without, text: await withKey.text(), readMd5: withKey.ssecKeyMd5, parts: await parts.text() });
+    }
     if (url.pathname === '/errors') {
       const caught = [];
       for (const attempt of [() => env.FILES.put('x'.repeat(1025), 'long'), () => env.FILES.list({ limit: 5000 }), () => env.FILES.get('notes.txt', { range: { offset: 10_000 } })]) {
@@ -128,6 +139,19 @@ describe('a deployed version', () => {
     expect(multipart).toEqual({ etag: expect.stringMatching(/^[0-9a-f]{32}-2$/), size: 5 * 1024 * 1024 + 4, tail: 'tail', range: { offset: 5 * 1024 * 1024, length: 4 } });
     await call('/notes.txt', { method: 'PUT', body: 'first' });
     expect(await (await call('/conditional')).json()).toEqual({ bodyless: true, created: null, headersBodyless: true });
+  });
+
+  it('stores and reads with a customer key (SSE-C) through the binding, and refuses a read without it', async () => {
+    const answer = await call('/ssec');
+    expect(answer.status, decodeURIComponent(answer.headers.get('x-run-error') ?? '')).toBe(200);
+    const md5 = createHash('md5').update(Buffer.from('a'.repeat(64), 'hex')).digest('base64');
+    const found = (await answer.json()) as Record<string, string>;
+    expect(found).toMatchObject({ md5, text: 'encrypted at rest', readMd5: md5, parts: 'one part' });
+    expect(found.without).toMatch(/^get: .*\(10029\)$/);
+    // Read without the key outside the binding too: refused.
+    const bucket = await harness.catalogue.open('files');
+    await expect(bucket.get('secret.bin')).rejects.toThrow(/10029/);
+    await bucket.close();
   });
 
   it('gets the binding\'s errors as the platform words them', async () => {

@@ -6,7 +6,7 @@
  * the grant names the account and bucket. The service listens on a Unix socket in a directory
  * only this user may enter.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { declareStreamLength, type BucketCatalogue, type OpenBucket, type PutOptions, type StoredObjectBody } from '../../bucket';
 import { BindingRefusal, internalError, noSuchKey, preconditionFailed, wireError, type WireError } from './errors';
@@ -103,10 +103,9 @@ export class BucketService {
         return sendMetadata(response, wireObject(object));
       }
       case 'get': {
-        refuseSsec(call.ssec);
         const range = rangeOf(call.range, call.rangeHeader);
         const onlyIf = preconditionOf(call.onlyIf);
-        const options = { ...(range ? { range } : {}), ...(onlyIf ? { onlyIf } : {}) };
+        const options = { ...(range ? { range } : {}), ...(onlyIf ? { onlyIf } : {}), ...ssecOf(call.ssec) };
         const object = await this.#reading(grant, (bucket) => bucket.get(call.object, options));
         if (!object) return sendError(response, noSuchKey);
         if (!('body' in object)) return sendError(response, preconditionFailed, wireObject(object));
@@ -147,8 +146,7 @@ export class BucketService {
     const bucket = await this.#bucket(grant, true);
     switch (call.method) {
       case 'put': {
-        refuseSsec(call.ssec);
-        const options: PutOptions = {};
+        const options: PutOptions = { ...ssecOf(call.ssec) };
         const onlyIf = preconditionOf(call.onlyIf);
         if (onlyIf) options.onlyIf = onlyIf;
         const httpMetadata = httpMetadataOf(call.httpFields);
@@ -166,19 +164,18 @@ export class BucketService {
         await bucket.delete(call.objects ?? call.object ?? []);
         return sendJson(response, {});
       case 'createMultipartUpload': {
-        refuseSsec(call.ssec);
         const httpMetadata = httpMetadataOf(call.httpFields);
         const customMetadata = customMetadataOf(call.customFields);
         const upload = await bucket.createMultipartUpload(call.object, {
           ...(httpMetadata ? { httpMetadata } : {}),
           ...(customMetadata ? { customMetadata } : {}),
           ...(call.storageClass !== undefined ? { storageClass: call.storageClass } : {}),
+          ...ssecOf(call.ssec),
         });
-        return sendJson(response, { uploadId: upload.uploadId });
+        return sendJson(response, { uploadId: upload.uploadId, ...(call.ssec ? { ssec: { algorithm: 'AES256', keyMd5: customerKeyMd5(call.ssec.key) } } : {}) });
       }
       case 'uploadPart': {
-        refuseSsec(call.ssec);
-        const part = await bucket.resumeMultipartUpload(call.object, call.uploadId).uploadPart(call.partNumber, value ?? new Uint8Array(0));
+        const part = await bucket.resumeMultipartUpload(call.object, call.uploadId).uploadPart(call.partNumber, value ?? new Uint8Array(0), ssecOf(call.ssec));
         return sendJson(response, { etag: part.etag });
       }
       case 'completeMultipartUpload': {
@@ -195,12 +192,14 @@ export class BucketService {
   }
 }
 
-/**
- * SSE-C keys come through the binding's calls; the bucket library does not encrypt yet, and a
- * key accepted but not used would be a lie: the call is refused, naming why.
- */
-function refuseSsec(ssec: { key: string } | undefined): void {
-  if (ssec !== undefined) throw new BindingRefusal(10029, 'Encryption with a customer-provided key (ssecKey) is not supported by this platform yet.');
+/** The customer key (SSE-C) a call carries, as the bucket library takes it (hex). */
+function ssecOf(ssec: { key: string } | undefined): { ssecKey: string } | Record<string, never> {
+  return ssec === undefined ? {} : { ssecKey: ssec.key };
+}
+
+/** The key's MD5, base64, as the platform shows which key encrypted an object. */
+function customerKeyMd5(hex: string): string {
+  return createHash('md5').update(Buffer.from(hex, 'hex')).digest('base64');
 }
 
 /** The metadata (first `metadataSize` bytes) and the value that follows: read whole when small, a stream of known length otherwise. */

@@ -25,6 +25,7 @@ export function wireObject(object: StoredObject, fields: { http: boolean; custom
     if (value !== undefined) checksums[key] = value;
   }
   if (Object.keys(checksums).length > 0) wire.checksums = checksums;
+  if (object.ssecKeyMd5 !== undefined) wire.ssec = { algorithm: 'AES256', keyMd5: object.ssecKeyMd5 };
   return wire;
 }
 

@@ -83,6 +83,8 @@ export interface WireObject {
   /** Hex, keyed by algorithm number: 0 MD5, 1 SHA-1, 2 SHA-256, 3 SHA-384, 4 SHA-512. */
   checksums?: Record<string, string>;
   storageClass?: string;
+  /** How the object is encrypted with a customer's key, when it is. */
+  ssec?: { algorithm: string; keyMd5: string };
 }
 
 /** `include` values of a listing request, as workerd numbers them. */
