@@ -359,8 +359,9 @@ async function buildBundle(name) {
     platform: 'node',
     format: 'esm',
     target: 'node22.12', // the oldest Node that package.json's engines accept
-    // tsx is loaded at run time, and only for workers written in TypeScript.
-    external: ['better-sqlite3', 'pg-native', 'tsx'],
+    // tsx is loaded at run time, and only for workers written in TypeScript; workerd's package
+    // finds its platform's binary from where it is installed.
+    external: ['better-sqlite3', 'pg-native', 'tsx', 'workerd'],
     // jsonc-parser's main build is UMD, whose require() calls esbuild cannot see; its ES module
     // build bundles as any other (the configuration files' reader uses it).
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },

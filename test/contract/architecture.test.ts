@@ -207,6 +207,8 @@ test('an import the map does not draw fails, whichever room it leaves; the arrow
     'src/simulator/index.ts': "import { server } from '../server/index.js';\nexport const simulator = server;\n",
     // The edge is handed what it runs, never imports it.
     'src/edge/index.ts': "import { bucket } from '../bucket/index.js';\nexport const edge = bucket;\n",
+    // The runtime of deployed workers is handed what is deployed, never reads the store itself.
+    'src/runtime/index.ts': "import { store } from '../store/index.js';\nimport { bucket } from '../bucket/index.js';\nexport const runtime = store + bucket;\n",
     // A room not yet on the map: it may use its own files and the helpers, nothing else, and nothing may use it.
     'src/unmapped/index.ts': "import { rule } from './rule.js';\nimport { helper } from '../helper.js';\nimport { faults } from '../faults/index.js';\nexport const unmapped = rule + helper + faults;\n",
     'src/unmapped/rule.ts': door('rule'),
@@ -218,6 +220,7 @@ test('an import the map does not draw fails, whichever room it leaves; the arrow
     'not-in-allowed: src/client/index.ts -> src/store/index.ts',
     'not-in-allowed: src/edge/index.ts -> src/bucket/index.ts',
     'not-in-allowed: src/platform/main.ts -> src/unmapped/index.ts',
+    'not-in-allowed: src/runtime/index.ts -> src/store/index.ts',
     'not-in-allowed: src/s3/index.ts -> src/worker/index.ts',
     'not-in-allowed: src/simulator/index.ts -> src/server/index.ts',
     'not-in-allowed: src/state/index.ts -> src/s3/index.ts',
