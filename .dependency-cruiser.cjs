@@ -63,6 +63,27 @@ module.exports = {
       to: { path: '^(src|generated)/', pathNot: ['^src/(state|store|bucket)/', '^src/[^/]+\\.ts$'] },
     },
     {
+      name: 'judge-under-the-front-doors',
+      comment: 'The judgment stands on the rules language and the store; the faces that use it (edge, simulator) are above it.',
+      severity: 'error',
+      from: { path: '^src/judge/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(judge|filter|store)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'logpush-under-the-front-doors',
+      comment: 'Log entries and their delivery stand on the judgment (what a request is), the store (jobs) and the buckets (destinations).',
+      severity: 'error',
+      from: { path: '^src/logpush/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(logpush|judge|store|bucket)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'simulator-views-the-judgment',
+      comment: 'The simulator is a view of the edge\'s judgment and log entries: no engine of its own, no front door.',
+      severity: 'error',
+      from: { path: '^src/simulator/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(simulator|judge|logpush|filter|store)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
       name: 'client-from-the-document',
       comment: 'The typed client is built from the document alone.',
       severity: 'error',

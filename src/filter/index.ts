@@ -8,7 +8,8 @@
  * - `format(ast)` prints a tree back; `parse(format(ast))` gives the same tree
  *   apart from source spans.
  * - `compile(ast, { lists })` gives `evaluate(context)` over a RequestContext
- *   (see context.ts for how field values are given).
+ *   (see context.ts for how field values are given); `new EvaluationScope(context)`
+ *   shares the fields' conversions among the expressions evaluated over one request.
  * - `FIELD_TYPES` lists every field of the scheme with its type.
  * - `phaseViolations(ast, phase)` lists calls to functions the platform
  *   allows only in other phases (the server refuses them in rules).
@@ -24,7 +25,7 @@ import type { FilterType } from './types';
 export type * from './ast';
 export type { FieldValue, RequestContext } from './context';
 export { FilterContextError } from './context';
-export type { CompileOptions, CompiledFilter } from './evaluator';
+export { EvaluationScope, type CompileOptions, type CompiledFilter } from './evaluator';
 export type { ListValues } from './membership';
 export { FilterError, type Span } from './errors';
 export { MAX_NESTING_DEPTH } from './nesting';

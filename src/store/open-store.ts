@@ -1,4 +1,5 @@
 import { projectFile } from '../project-files';
+import { changeMarker } from './change-marker';
 import { sql, type Kysely } from 'kysely';
 import { systemClock, type Clock } from './clock';
 import { storeDump } from './dump';
@@ -87,6 +88,7 @@ export async function openKyselyStore(
     clock: env.clock,
     dump: storeDump(env),
     transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
+    changeMarker: () => changeMarker(standaloneExecutor(env)),
     ping: async () => {
       await sql`select 1`.execute(db);
     },

@@ -68,16 +68,23 @@ test('the map catches the imports it forbids', async () => {
     'src/worker/index.ts': "export const c = 1;\n",
     // Saving state through a front door instead of the store and the buckets.
     'src/state/index.ts': "import { s3 } from '../s3/index.js';\nexport const state = s3;\n",
+    // The judgment reaching up to the simulator, which reaches a front door; log delivery reaching S3.
+    'src/judge/index.ts': "import { view } from '../simulator/index.js';\nexport const judge = view;\n",
+    'src/simulator/index.ts': "import { c } from '../worker/index.js';\nexport const view = c;\n",
+    'src/logpush/index.ts': "import { s3 } from '../s3/index.js';\nexport const push = s3;\n",
   });
   const found = await violations(root);
   const rulesBroken = [...new Set(found.map((line) => line.split(':')[0]))].sort();
   expect(rulesBroken).toEqual([
     'bucket-is-a-library',
     'front-doors-stay-apart',
+    'judge-under-the-front-doors',
+    'logpush-under-the-front-doors',
     'no-cycles',
     'nothing-imports-the-server',
     'one-front-door',
     'server-ground-floor',
+    'simulator-views-the-judgment',
     'state-through-store-and-bucket',
   ]);
   expect(found).toContain('server-ground-floor: src/server/http/answer.ts -> src/server/pipeline.ts');

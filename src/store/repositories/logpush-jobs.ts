@@ -94,6 +94,14 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
         return updated;
       }),
 
+    recordDelivery: (ownerId, id, { error }) =>
+      ofJob(id).write(async (ctx) => {
+        if (!Number.isSafeInteger(id)) return false;
+        const status = error === null ? { last_complete: ctx.now, last_error: null, error_message: null } : { last_error: ctx.now, error_message: error };
+        const updated = await ctx.db.updateTable('logpush_jobs').set(status).where(owner.column, '=', ownerId).where('id', '=', id).executeTakeFirst();
+        return updated.numUpdatedRows > 0n;
+      }),
+
     delete: (ownerId, id) =>
       ofJob(id).write(async (ctx) => {
         const deleted = Number.isSafeInteger(id)

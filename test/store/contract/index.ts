@@ -3,6 +3,7 @@ import type { StoreHarness } from '../helpers/harness';
 import { accountLogpushJobsContract } from './account-logpush-jobs';
 import { accountsAndUsersContract } from './accounts-users';
 import { certificatePacksContract } from './certificate-packs';
+import { edgeReadsContract } from './edge-reads';
 import { logpushJobsContract } from './logpush-jobs';
 import { previousWafContract } from './previous-waf';
 import { rulesetEditsContract } from './ruleset-edits';
@@ -38,5 +39,6 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     accountLogpushJobsContract(current);
     zoneListAndJobDeletionContract(current);
     transactionsContract(current);
+    edgeReadsContract(current);
   });
 }
