@@ -2607,7 +2607,13 @@ export interface components {
              */
             name?: string | null;
             /**
-             * @description Destination URL with its query parameters.
+             * @description Destination URL with its query parameters. A bucket of this platform is
+             *     `r2://<bucket>/<path>?account-id=<id>&access-key-id=<key>&secret-access-key=<secret>`
+             *     (`{DATE}` in the path becomes the day, `YYYYMMDD`): its S3 credentials must be an access
+             *     key of this platform's S3 endpoint for the account it serves, and the bucket must exist,
+             *     else the job is refused with 400, code 1002 (`error validating destination: ...`). Logs
+             *     are delivered to such a destination only; a job with another destination is kept and each
+             *     of its deliveries reported failing in `last_error` and `error_message`.
              * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
              */
             destination_conf?: string;
@@ -2642,7 +2648,13 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Destination URL with its query parameters, such as a storage path with a region parameter.
+             * @description Destination URL with its query parameters. A bucket of this platform is
+             *     `r2://<bucket>/<path>?account-id=<id>&access-key-id=<key>&secret-access-key=<secret>`
+             *     (`{DATE}` in the path becomes the day, `YYYYMMDD`): its S3 credentials must be an access
+             *     key of this platform's S3 endpoint for the account it serves, and the bucket must exist,
+             *     else the job is refused with 400, code 1002 (`error validating destination: ...`). Logs
+             *     are delivered to such a destination only; a job with another destination is kept and each
+             *     of its deliveries reported failing in `last_error` and `error_message`.
              * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
              */
             destination_conf: string;

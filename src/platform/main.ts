@@ -104,7 +104,7 @@ async function main(): Promise<void> {
   let api: PreparedApi | undefined;
   if (apiConfig) {
     try {
-      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, faultRules: settings.faults.api, components: readiness });
+      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, s3Account: settings.s3?.account, faultRules: settings.faults.api, components: readiness });
     } catch (error) {
       if (error instanceof FaultRulesError) fail(faultLines(error, settings));
       throw error;

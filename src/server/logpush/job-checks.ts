@@ -1,4 +1,6 @@
-import { badRequest } from '../http/errors';
+import { BucketCatalogueError, CatalogueCode, type BucketCatalogue } from '../../bucket';
+import { type BucketCredentials, DestinationError, parseDestination } from '../../logpush';
+import { Codes, badRequest } from '../http/errors';
 import { checkLogpullOptions } from './logpull-options';
 
 const DESTINATION_SCHEMES = ['s3:', 'r2:', 'gs:', 'azure:', 'https:', 'sumo:', 'splunk:', 'datadog:', 'newrelic:'];
@@ -26,5 +28,32 @@ function checkDestination(destination: string): void {
   if (!DESTINATION_SCHEMES.includes(url.protocol)) {
     const schemes = DESTINATION_SCHEMES.map((s) => s.replace(':', '')).join(', ');
     throw badRequest(`destination_conf: scheme ${url.protocol.replace(':', '')} is not supported (one of ${schemes})`);
+  }
+}
+
+/**
+ * A destination in one of this platform's buckets is checked as the platform checks it when a job
+ * is written: its S3 credentials must be accepted and its bucket must exist (400, code 1002,
+ * `error validating destination: ...`, never naming the secret). Destinations outside are taken
+ * as they are; their deliveries are reported failing on the job.
+ */
+export async function checkDestinationReachable(destinationConf: string, where: { credentials: BucketCredentials | null; buckets: BucketCatalogue }): Promise<void> {
+  let destination;
+  try {
+    destination = parseDestination(destinationConf);
+  } catch (error) {
+    if (error instanceof DestinationError) throw badRequest(`error validating destination: ${error.message}`, Codes.destinationInvalid);
+    throw error;
+  }
+  if (destination.kind !== 'bucket') return;
+  const refused = where.credentials === null ? 'this platform serves no S3 access keys (its S3 endpoint is off)' : where.credentials.problem(destination);
+  if (refused !== null) throw badRequest(`error validating destination: access denied: ${refused}`, Codes.destinationInvalid);
+  try {
+    await where.buckets.account(destination.accountId).get(destination.bucket);
+  } catch (error) {
+    if (error instanceof BucketCatalogueError && (error.code === CatalogueCode.noSuchBucket || error.code === CatalogueCode.invalidName)) {
+      throw badRequest(`error validating destination: bucket ${destination.bucket} does not exist in account ${destination.accountId}`, Codes.destinationInvalid);
+    }
+    throw error;
   }
 }
