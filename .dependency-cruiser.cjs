@@ -1,7 +1,7 @@
 // The rooms of src/ and the arrows allowed between them (docs/architecture.md draws the map).
 // `test/contract/architecture.test.ts` runs these rules; a forbidden import fails `npm test`.
 /** Rooms that are libraries: they know nothing of the rest of the project. */
-const LIBRARIES = ['filter', 'bucket', 'config-files', 'rate-limit'];
+const LIBRARIES = ['filter', 'bucket', 'config-files', 'rate-limit', 'edge-pages'];
 
 module.exports = {
   forbidden: [
@@ -75,6 +75,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/logpush/' },
       to: { path: '^(src|generated)/', pathNot: ['^src/(logpush|judge|store|bucket)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'origin-under-the-edge',
+      comment: 'The origin proxy stands on the platform\'s pages alone: the edge decides when a request goes to an origin.',
+      severity: 'error',
+      from: { path: '^src/origin/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(origin|edge-pages)/', '^src/[^/]+\\.ts$'] },
     },
     {
       name: 'simulator-views-the-judgment',
