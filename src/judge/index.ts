@@ -34,6 +34,7 @@ export { Judgment, describeLocation, judge, type JudgeOptions, type RuleFailure,
 export { DERIVED_FIELDS, overrideProblem } from './field-values';
 export { isIpAddress } from './ip';
 export { DEFAULT_POLL_INTERVAL_MS, LiveDeployments, type LiveDeploymentsOptions } from './live';
+export { liveRequest, type LiveRequestParts } from './live-request';
 export { HTTP_VERSIONS, headerValues, parseCookies, type EdgeRequest, type HeaderLine, type HttpVersion, type ResponseHead } from './request';
 export { truncateUtf8 } from './text';
 export type * from './trace';
