@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
-import { sequenceCounters } from '../counters';
-import type { EngineTraits } from '../engine-traits';
+import { sequenceCounters } from '../engine/counters';
+import type { EngineTraits } from '../engine/traits';
 import { InvalidInputError, StoreBusyError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */

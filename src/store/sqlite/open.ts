@@ -2,7 +2,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open-store';
+import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open/kysely-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
 import { placePrebuiltImage } from './new-database';

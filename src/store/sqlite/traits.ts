@@ -1,6 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { tableCounters } from '../counters';
-import type { EngineTraits } from '../engine-traits';
+import { tableCounters } from '../engine/counters';
+import type { EngineTraits } from '../engine/traits';
 import { StoreBusyError } from '../errors';
 
 /** SQLite's error codes as the store reads them, its counters as rows, and no write locks to take. */

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Executor } from './transaction/executor';
+import type { Executor } from '../transaction/executor';
 
 /**
  * A digest of everything the edge judges and logs requests by: the id and version of every
