@@ -1,6 +1,6 @@
 /**
- * Log push delivery: each enabled job's entries gathered in batches (newline-delimited JSON,
- * gzipped) and written to its destination at most `uploadIntervalMs` after a batch's first entry
+ * Log push delivery: each enabled job's records gathered in batches (newline-delimited JSON, or
+ * the job's output options, gzipped) and written to its destination at most `uploadIntervalMs` after a batch's first entry
  * (sooner when it is full), as files named by the batch's first and last times under the
  * destination's path, `{DATE}` expanded (`logs/20261121/20261121T100000Z_20261121T100003Z_
  * 9f86d081.log.gz`). How each delivery went is recorded on the job (`last_complete`, or
@@ -15,6 +15,7 @@ import { gzip } from 'node:zlib';
 import { BucketCatalogueError, type BucketCatalogue } from '../bucket';
 import type { LogpushJob, Store } from '../store';
 import { type BucketCredentials, type Destination, DestinationError, describeDestination, parseDestination } from './destination';
+import { formatBatch, jobOutput } from './job-output';
 
 const gzipAsync = promisify(gzip);
 
@@ -42,7 +43,7 @@ export interface DeliveryOptions {
 interface Batch {
   readonly job: LogpushJob;
   readonly zoneId: string;
-  readonly lines: string[];
+  readonly records: string[];
   bytes: number;
   firstMs: number;
   lastMs: number;
@@ -63,25 +64,25 @@ export class LogDelivery {
     this.#options = { uploadIntervalMs: DEFAULT_UPLOAD_INTERVAL_MS, now: Date.now, ...options };
   }
 
-  /** Takes one entry (a JSON line) of a zone's job, logged at `atMs`. */
-  add(zoneId: string, job: LogpushJob, line: string, atMs: number): void {
+  /** Takes one record of a zone's job (formatted as the job says), logged at `atMs`. */
+  add(zoneId: string, job: LogpushJob, record: string, atMs: number): void {
     if (this.#closed) throw new Error('log delivery is closed');
     let batch = this.#open.get(job.id);
-    // A job changed since its batch began (another destination, other fields) starts a new batch.
-    if (batch !== undefined && (batch.job.destination_conf !== job.destination_conf || batch.zoneId !== zoneId)) {
+    // A job changed since its batch began (another destination, other fields or format) starts a new batch.
+    if (batch !== undefined && (batch.job !== job || batch.zoneId !== zoneId)) {
       this.#seal(batch);
       batch = undefined;
     }
     if (batch === undefined) {
-      batch = { job, zoneId, lines: [], bytes: 0, firstMs: atMs, lastMs: atMs, timer: undefined, attempts: 0 };
+      batch = { job, zoneId, records: [], bytes: 0, firstMs: atMs, lastMs: atMs, timer: undefined, attempts: 0 };
       const opened = batch;
       batch.timer = setTimeout(() => this.#seal(opened), this.#options.uploadIntervalMs);
       this.#open.set(job.id, batch);
     }
-    batch.lines.push(line);
-    batch.bytes += line.length + 1;
+    batch.records.push(record);
+    batch.bytes += record.length;
     batch.lastMs = Math.max(batch.lastMs, atMs);
-    if (batch.bytes >= MAX_BATCH_BYTES || batch.lines.length >= MAX_BATCH_RECORDS) this.#seal(batch);
+    if (batch.bytes >= MAX_BATCH_BYTES || batch.records.length >= MAX_BATCH_RECORDS) this.#seal(batch);
   }
 
   /** Writes every open batch and tries the failed ones again; resolves when all writes are done. */
@@ -126,8 +127,8 @@ export class LogDelivery {
     if (error !== null) {
       const destination = tryParse(batch.job.destination_conf);
       retry = destination?.kind === 'bucket';
-      if (!retry) error += `; ${batch.lines.length} entries not delivered`;
-      else if (this.#closed) error += `; ${batch.lines.length} entries not delivered (the platform stopped)`;
+      if (!retry) error += `; ${batch.records.length} entries not delivered`;
+      else if (this.#closed) error += `; ${batch.records.length} entries not delivered (the platform stopped)`;
     }
     if (error !== null && retry && !this.#closed) this.#keepForRetry(batch, (given) => (error = `${error}; ${given}`));
     await this.#record(batch, error);
@@ -139,7 +140,7 @@ export class LogDelivery {
     pending.push(batch);
     if (pending.length > MAX_PENDING_BATCHES) {
       const given = pending.shift()!;
-      report(`${given.lines.length} older entries given up after ${given.attempts} attempts`);
+      report(`${given.records.length} older entries given up after ${given.attempts} attempts`);
     }
     this.#pending.set(batch.job.id, pending);
     if (pending.length === 1) {
@@ -167,7 +168,7 @@ export class LogDelivery {
     const refused = this.#options.credentials === null ? 'this platform serves no S3 access keys' : this.#options.credentials.problem(destination);
     if (refused !== null) return `error validating destination ${describeDestination(destination)}: access denied: ${refused}`;
     const key = objectKey(destination.path, batch.firstMs, batch.lastMs);
-    const body = await gzipAsync(Buffer.from(`${batch.lines.join('\n')}\n`));
+    const body = await gzipAsync(Buffer.from(formatBatch(jobOutput(batch.job).format, batch.records)));
     try {
       const bucket = await this.#options.catalogue.account(destination.accountId).bucket(destination.bucket);
       await bucket.put(key, body);

@@ -13,7 +13,7 @@
  */
 export { MAX_CUSTOM_FIELD_BYTES, customFieldValues, type CustomFieldValues } from './custom-fields';
 export { LOG_DATASET, logEntry, type LiveFacts, type LogEntry, type LoggedRequest } from './log-entry';
-export { TIMESTAMP_FORMATS, jobOutput, type JobOutput, type TimestampFormat } from './job-output';
+export { TIMESTAMP_FORMATS, formatBatch, formatRecord, jobOutput, type JobOutput, type OutputOptions, type RecordFormat, type TimestampFormat } from './job-output';
 export { BucketCredentials, DestinationError, describeDestination, parseDestination, type BucketDestination, type Destination } from './destination';
 export { DEFAULT_UPLOAD_INTERVAL_MS, LogDelivery, objectKey, type DeliveryOptions } from './delivery';
 export { logRequest, logsRequests } from './request-log';

@@ -6,7 +6,7 @@ import type { ZoneDeployment } from '../judge';
 import type { LogpushJob } from '../store';
 import { customFieldValues } from './custom-fields';
 import type { LogDelivery } from './delivery';
-import { type JobOutput, jobOutput } from './job-output';
+import { type JobOutput, formatRecord, jobOutput } from './job-output';
 import { LOG_DATASET, type LoggedRequest, logEntry } from './log-entry';
 
 /** Each job's output, read once per job object (deployments are rebuilt when a job changes). */
@@ -34,6 +34,6 @@ export function logRequest(delivery: LogDelivery, deployment: Pick<ZoneDeploymen
       zone: deployment.zone,
       custom: customFieldValues(deployment.customFields, facts.request, facts.reachedOrigin ? facts.originResponse : undefined),
     };
-    delivery.add(deployment.zone.id, job, JSON.stringify(logEntry(output, inputs).entry), facts.request.timestampMs);
+    delivery.add(deployment.zone.id, job, formatRecord(output.format, output.fields, logEntry(output, inputs).entry), facts.request.timestampMs);
   }
 }

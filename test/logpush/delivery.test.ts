@@ -69,8 +69,8 @@ describe('delivery to a bucket of this platform', () => {
   it('writes a batch as gzipped ndjson, named by its first and last times under the path, {DATE} expanded', async () => {
     const target = await job(r2('edge-logs', 'zone/{DATE}'));
     const logs = start();
-    logs.add(PRO, target, '{"RayID":"a"}', at);
-    logs.add(PRO, target, '{"RayID":"b"}', at + 2_500);
+    logs.add(PRO, target, '{"RayID":"a"}\n', at);
+    logs.add(PRO, target, '{"RayID":"b"}\n', at + 2_500);
     await logs.flush();
     const written = await files('zone/20261121/');
     expect(written).toHaveLength(1);
@@ -85,7 +85,7 @@ describe('delivery to a bucket of this platform', () => {
     const target = await job(r2('edge-logs', 'timed'));
     const logs = start(150);
     const began = Date.now();
-    logs.add(PRO, target, '{"RayID":"c"}', at);
+    logs.add(PRO, target, '{"RayID":"c"}\n', at);
     await waitUntil('the batch to be written', async () => (await files('timed/')).length === 1, 5_000, 20);
     expect(Date.now() - began).toBeLessThan(2_000);
   });
@@ -93,7 +93,7 @@ describe('delivery to a bucket of this platform', () => {
   it('writes what is open when closed (a SIGTERM loses nothing accepted)', async () => {
     const target = await job(r2('edge-logs', 'closing'));
     const logs = start();
-    logs.add(PRO, target, '{"RayID":"d"}', at);
+    logs.add(PRO, target, '{"RayID":"d"}\n', at);
     await logs.close();
     expect(await files('closing/')).toHaveLength(1);
     expect(() => logs.add(PRO, target, '{}', at)).toThrow(/closed/);
@@ -104,7 +104,7 @@ describe('delivery to a bucket of this platform', () => {
     const missing = await job(r2('later-bucket', 'x'));
     const outside = await job('s3://edge-logs/example-org?region=us-east-1');
     const logs = start(100);
-    for (const target of [wrongSecret, missing, outside]) logs.add(PRO, target, '{"RayID":"e"}', at);
+    for (const target of [wrongSecret, missing, outside]) logs.add(PRO, target, '{"RayID":"e"}\n', at);
     await logs.flush();
     const errorOf = async (id: number) => (await store.logpushJobs.get(PRO, id))!.error_message;
     expect(await errorOf(wrongSecret.id)).toBe(
