@@ -46,7 +46,7 @@ module.exports = {
       comment: 'The edge routes and answers; how workers run and what judges requests are handed to it, never imported.',
       severity: 'error',
       from: { path: '^src/edge/' },
-      to: { path: '^(src|generated)/', pathNot: ['^src/edge/', '^src/[^/]+\\.ts$'] },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(edge|edge-pages)/', '^src/[^/]+\\.ts$'] },
     },
     {
       name: 'server-ground-floor',
@@ -89,6 +89,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/origin/' },
       to: { path: '^(src|generated)/', pathNot: ['^src/(origin|edge-pages)/', '^src/[^/]+\\.ts$'] },
+    },
+    {
+      name: 'edge-steps-between-the-edge-and-the-judgment',
+      comment: 'The steps the platform plugs into the edge stand on the edge, the judgment, log delivery and the origin proxy; no front door but the edge.',
+      severity: 'error',
+      from: { path: '^src/edge-steps/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/(edge-steps|edge|edge-pages|judge|logpush|origin)/', '^src/[^/]+\\.ts$'] },
     },
     {
       name: 'simulator-views-the-judgment',

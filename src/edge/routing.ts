@@ -23,7 +23,7 @@ export interface WorkerTarget {
 }
 
 export type Route =
-  | { kind: 'worker'; target: WorkerTarget; via: 'workers.dev' | { zone: string; pattern: string } }
+  | { kind: 'worker'; target: WorkerTarget; via: 'workers.dev' | { zone: string; zoneId: string; pattern: string } }
   /** A zone's hostname whose request runs no worker: it goes to the zone's origin. */
   | { kind: 'zone'; zone: { id: string; name: string; account: string }; pattern?: string }
   /** A workers.dev hostname nothing is deployed at. */
@@ -73,7 +73,7 @@ export function compileRoutes(routes: EdgeRoutes, report: (line: string) => void
       const zoneOf = { id: zone.id, name: zone.name, account: zone.account };
       if (!matched) return { kind: 'zone', zone: zoneOf };
       if (matched.script === null) return { kind: 'zone', zone: zoneOf, pattern: matched.pattern.pattern };
-      return { kind: 'worker', target: { account: zone.account, script: matched.script }, via: { zone: zone.name, pattern: matched.pattern.pattern } };
+      return { kind: 'worker', target: { account: zone.account, script: matched.script }, via: { zone: zone.name, zoneId: zone.id, pattern: matched.pattern.pattern } };
     },
   };
 }

@@ -17,12 +17,9 @@ export interface LiveFacts {
   clientPort: number | undefined;
   /** The edge's data centre, as `cf-ray` names it. */
   colo: string;
-  /** Bytes of the answer the client got: its head and body, and its body alone. */
-  responseBytes: number;
-  responseBodyBytes: number;
-  /** Milliseconds from the request's arrival to the answer's first byte. */
-  timeToFirstByteMs: number;
-  /** Milliseconds the origin (or the worker) took to answer its head; undefined when not asked. */
+  /** Bytes of the answer's body, when its length was declared. */
+  responseBodyBytes: number | undefined;
+  /** Milliseconds the origin took to answer its head; undefined when not asked (or a worker answered). */
   originDurationMs: number | undefined;
   /** The worker script that answered, when a route sent the request to one. */
   workerScriptName: string | undefined;
@@ -91,11 +88,9 @@ const DERIVATIONS: Readonly<Record<string, Derive>> = {
   EdgeColoCode: ({ live }) => live?.colo,
   EdgeRequestHost: ({ request }) => request.target.host,
   EdgeResponseBodyBytes: ({ live }) => live?.responseBodyBytes,
-  EdgeResponseBytes: ({ live }) => live?.responseBytes,
   EdgeResponseContentType: responseContentType,
   EdgeResponseStatus: ({ outcome }) => outcome.status ?? undefined,
   EdgeServerIP: field('cf.edge.server_ip'),
-  EdgeTimeToFirstByteMs: ({ live }) => live?.timeToFirstByteMs,
   JA3Hash: field('cf.bot_management.ja3_hash'),
   JA4: field('cf.bot_management.ja4'),
   OriginResponseDurationMs: ({ live, reachedOrigin }) => (reachedOrigin ? live?.originDurationMs : live && 0),

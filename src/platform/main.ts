@@ -10,6 +10,7 @@ import { defaultHttpLimits, loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
+import { prepareEdgeJudging } from './edge-judging';
 import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
 import { keepOldGenerationTight } from './old-generation';
 import { keepYoungGenerationSmall } from './young-generation';
@@ -147,13 +148,22 @@ async function main(): Promise<void> {
       components.set('s3', { state: 'running', url: running.url, close: () => running.close() });
     }
     if (settings.edge) {
-      // Nothing is routed until workers can be deployed: every hostname gets the platform's answer.
+      // No worker runs until workers can be deployed: zones' hostnames go to their origins.
       const noWorkers: WorkerDispatcher = { dispatch: async () => ({ result: 'exception', error: 'no worker runtime', written: false }) };
       const edge = settings.edge;
-      const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-        startEdgeComponent({ settings: edge, limits: apiConfig?.http ?? defaultHttpLimits, workers: noWorkers, report: report('edge') }),
-      );
-      components.set('edge', { state: 'running', url: running.url, close: () => running.close() });
+      const judging = await prepareEdgeJudging({ edge, settings, apiConfig, report: report('edge') });
+      let running;
+      try {
+        running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
+          startEdgeComponent({ settings: edge, limits: apiConfig?.http ?? defaultHttpLimits, workers: noWorkers, routes: judging.routes, stages: judging.stages, report: report('edge') }),
+        );
+      } catch (error) {
+        await judging.close();
+        throw error;
+      }
+      const started = running;
+      // Requests in flight are answered (and logged) before the log batches are written.
+      components.set('edge', { state: 'running', url: started.url, close: () => started.close().then(() => judging.close()) });
     }
     if (api) {
       const url = await api.listen();

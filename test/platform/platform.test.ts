@@ -81,9 +81,11 @@ describe('npm start without a configuration file', () => {
         name: 'SignatureDoesNotMatch',
       });
 
-      // The edge answers a hostname nothing is deployed at as the platform does.
-      const edge = await edgeRequest(platform, 'example.org');
-      expect([edge.status, edge.body]).toEqual([530, 'error code: 1001']);
+      // The edge answers as the platform does a zone without an origin, and a hostname it does not serve.
+      const zone = await edgeRequest(platform, 'example.org');
+      expect([zone.status, zone.body]).toEqual([530, 'error code: 1016']);
+      const unknown = await edgeRequest(platform, 'nowhere.example');
+      expect([unknown.status, unknown.body]).toEqual([530, 'error code: 1001']);
 
       const ready = await fetch(`${new URL(platform.urls.api!).origin}/readyz`);
       expect(ready.status).toBe(200);
