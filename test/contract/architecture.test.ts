@@ -74,14 +74,17 @@ test('the map catches the imports it forbids', async () => {
     'src/judge/index.ts': "import { view } from '../simulator/index.js';\nexport const judge = view;\n",
     'src/simulator/index.ts': "import { c } from '../worker/index.js';\nexport const view = c;\n",
     'src/logpush/index.ts': "import { s3 } from '../s3/index.js';\nexport const push = s3;\n",
-    // The origin proxy judging requests itself.
+    // The origin proxy judging requests itself; the edge's steps reaching the API.
     'src/origin/index.ts': "import { judge } from '../judge/index.js';\nexport const origin = judge;\n",
+    'src/edge-steps/index.ts': "import { store } from '../store/index.js';\nexport const steps = store;\n",
+    'src/store/index.ts': "export const store = 1;\n",
   });
   const found = await violations(root);
   const rulesBroken = [...new Set(found.map((line) => line.split(':')[0]))].sort();
   expect(rulesBroken).toEqual([
     'bucket-is-a-library',
     'edge-stands-alone',
+    'edge-steps-between-the-edge-and-the-judgment',
     'front-doors-stay-apart',
     'judge-under-the-front-doors',
     'logpush-under-the-front-doors',
