@@ -1,4 +1,4 @@
-import { BucketCatalogueError, BucketError, ChecksumRuleError } from '../bucket';
+import { BucketCatalogueError, BucketError, ChecksumRuleError, CustomerKeyError } from '../bucket';
 
 /** An S3 error: the code and status S3 clients act on, and a message naming what and where. */
 export class S3Error extends Error {
@@ -84,12 +84,16 @@ const CATALOGUE_ERRORS: Record<number, [code: string, status: number]> = {
   10008: ['BucketNotEmpty', 409],
 };
 
+const customerKeyText = (error: BucketError) => error.message.replace(/^\w+: /, '').replace(/ \(\d+\)$/, '');
+
 /**
  * The S3 error for a failure of the bucket runtime or the catalogue, or null when it is not one
  * they report (then it is an internal error).
  */
 export function toS3Error(error: unknown): S3Error | null {
   if (error instanceof S3Error) return error;
+  // A customer key that does not fit the object or upload: S3's InvalidRequest, as S3 words it.
+  if (error instanceof CustomerKeyError) return new S3Error('InvalidRequest', 400, customerKeyText(error));
   if (error instanceof BucketError) {
     const [code, status] = BUCKET_ERRORS[error.code] ?? ['InternalError', 500];
     // The runtime's message without its "<operation>: " prefix and "(<code>)" suffix.

@@ -25,6 +25,8 @@ import { standaloneExecutor } from '../transaction/standalone';
 import { runInTransaction } from '../transaction/run-in-transaction';
 import type { Account, Zone } from '../types';
 import { SEED_LOCK } from '../write-locks';
+import { SecretsKeyMissingError } from '../errors';
+import { deployedWorkersReader, routeOperations, scriptOperations, type SecretBox } from '../workers';
 
 /** The fixtures that ship with the project. */
 export const DEFAULT_SEED_FILE = projectFile('fixtures', 'seed.json');
@@ -36,6 +38,12 @@ export interface StoreOptions {
    * Defaults to the project's fixtures. A database holding data is never seeded again.
    */
   seed?: string | false;
+  /**
+   * Seals workers' secret values (and opens them for the runtime's read model). Without one,
+   * a SQLite store in a data directory uses that directory's key file (made once), and any
+   * other store refuses to write a secret.
+   */
+  secrets?: SecretBox;
 }
 
 /** What one store keeps in memory, shared by all its reads and transactions. */
@@ -43,6 +51,8 @@ interface StoreMemory {
   readonly accounts: SeededRows<Account>;
   readonly zones: SeededRows<Zone>;
   readonly rulesets: RulesetCaches;
+  /** The secrets key, asked for when a secret is sealed or opened. */
+  readonly secrets: () => SecretBox;
 }
 
 /**
@@ -53,9 +63,17 @@ export async function openKyselyStore(
   db: Kysely<Database>,
   engine: EngineTraits,
   options: StoreOptions = {},
+  defaultSecrets?: () => SecretBox,
 ): Promise<Store> {
   const env = createEnvironment(db, options.clock ?? systemClock, engine);
-  const memory: StoreMemory = { accounts: new SeededRows(), zones: new SeededRows(), rulesets: new RulesetCaches() };
+  const given = options.secrets;
+  const secrets = given
+    ? () => given
+    : (defaultSecrets ??
+      (() => {
+        throw new SecretsKeyMissingError('no workers secrets key was given to this store: set WORKERS_SECRETS_KEY');
+      }));
+  const memory: StoreMemory = { accounts: new SeededRows(), zones: new SeededRows(), rulesets: new RulesetCaches(), secrets };
   try {
     await migrateToLatest(db as Kysely<unknown>, engine.location);
     const seedFile = options.seed ?? DEFAULT_SEED_FILE;
@@ -89,6 +107,7 @@ export async function openKyselyStore(
     ...everyRepository(standaloneExecutor(env), memory),
     clock: env.clock,
     dump: storeDump(env),
+    deployedWorkers: deployedWorkersReader(standaloneExecutor(env), secrets),
     transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
     changeMarker: () => changeMarker(standaloneExecutor(env)),
     ping: async () => {
@@ -117,6 +136,7 @@ class LazyRepositories implements Repositories {
   #rulesets?: Repositories['rulesets'];
   #logpushJobs?: Repositories['logpushJobs'];
   #accountLogpushJobs?: Repositories['accountLogpushJobs'];
+  #workers?: Repositories['workers'];
 
   constructor(
     private readonly executor: Executor,
@@ -149,6 +169,9 @@ class LazyRepositories implements Repositories {
   }
   get accountLogpushJobs() {
     return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS));
+  }
+  get workers() {
+    return (this.#workers ??= { ...scriptOperations(this.executor, this.memory.secrets), ...routeOperations(this.executor) });
   }
 }
 
