@@ -34,7 +34,9 @@ const R2_PARAMETERS = ['account-id', 'access-key-id', 'secret-access-key'] as co
 
 /** Reads a destination; throws DestinationError for an `r2://` one missing a part. Other schemes are outside. */
 export function parseDestination(destinationConf: string): Destination {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(destinationConf)?.[1]?.toLowerCase() ?? '';
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(destinationConf)?.[1]?.toLowerCase();
+  // What the store answers for a destination it cannot open says so itself (it holds no secret).
+  if (scheme === undefined) throw new DestinationError(destinationConf.startsWith('(') ? destinationConf.slice(1, -1) : 'the destination is not a URL');
   if (scheme !== 'r2') return { kind: 'outside', scheme };
   const match = /^r2:\/\/([^/?#]*)([^?#]*)(?:\?([^#]*))?$/i.exec(destinationConf);
   const bucket = match?.[1] ?? '';

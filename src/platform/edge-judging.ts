@@ -12,7 +12,7 @@ import { ClientTable, LiveDeployments, TrustedProxies } from '../judge';
 import { BucketCredentials, LogDelivery } from '../logpush';
 import { OriginTable } from '../origin';
 import { openServerBuckets, openServerStore, type ServerConfig } from '../server';
-import { openPostgresStore, openSqliteStore, MAX_PER_PAGE, type Store } from '../store';
+import { loadSecretBox, MAX_PER_PAGE, openPostgresStore, openSqliteStore, SECRETS_KEY_VARIABLE, type Store } from '../store';
 import type { EdgeSettings, PlatformSettings } from './settings';
 
 export interface EdgeJudging {
@@ -33,11 +33,13 @@ export interface EdgeJudgingOptions {
 
 export async function prepareEdgeJudging(options: EdgeJudgingOptions): Promise<EdgeJudging> {
   const { edge, settings, apiConfig, report } = options;
+  // The key log push destinations are sealed with, as the API is given it (or the data directory's).
+  const secrets = () => loadSecretBox({ dataDir: settings.dataDir, variable: process.env[SECRETS_KEY_VARIABLE] });
   const store = await (apiConfig
     ? openServerStore(apiConfig)
     : settings.databaseUrl
-      ? openPostgresStore({ connectionString: settings.databaseUrl })
-      : openSqliteStore({ dataDir: settings.dataDir }));
+      ? openPostgresStore({ connectionString: settings.databaseUrl, secrets: secrets() })
+      : openSqliteStore({ dataDir: settings.dataDir, secrets: secrets() }));
   let catalogue: BucketCatalogue | undefined;
   let deployments: LiveDeployments | undefined;
   try {

@@ -165,10 +165,10 @@ class LazyRepositories implements Repositories {
     return (this.#rulesets ??= rulesetRepository(this.executor, this.memory.rulesets));
   }
   get logpushJobs() {
-    return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS));
+    return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS, this.memory.secrets));
   }
   get accountLogpushJobs() {
-    return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS));
+    return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS, this.memory.secrets));
   }
   get workers() {
     return (this.#workers ??= { ...scriptOperations(this.executor, this.memory.secrets), ...routeOperations(this.executor) });

@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { steppingClock } from '../../../src/store';
+import { SecretBox, steppingClock } from '../../../src/store';
 import type { StoreHarness } from '../helpers/harness';
 import { MAIN_ACCOUNT_ID, ZONE_IDS } from './fixtures';
+
+const box = new SecretBox(Buffer.alloc(32, 5));
+const R2 = 'r2://edge-logs/http/{DATE}?account-id=023e105f4ecef8ad9ca31a8372d0c353&access-key-id=LOGKEY&secret-access-key=the-secret-value';
 
 const BLOCK = { action: 'block', expression: 'http.request.uri.path eq "/admin"', description: 'No admin' };
 
@@ -35,6 +38,27 @@ export function edgeReadsContract(harness: () => StoreHarness): void {
         expect(await other.changeMarker()).toBe(markers.at(-1));
       } finally {
         await other.close();
+      }
+    });
+
+    it('seals a destination that carries credentials, answers it as written, and never holds its secret in plain text', async () => {
+      const store = await harness().fresh({ secrets: box });
+      const job = await store.logpushJobs.create(ZONE_IDS.pro, { dataset: 'http_requests', destination_conf: R2, enabled: true });
+      expect(job.destination_conf).toBe(R2);
+      expect((await store.logpushJobs.get(ZONE_IDS.pro, job.id))!.destination_conf).toBe(R2);
+      expect((await store.logpushJobs.update(ZONE_IDS.pro, job.id, { enabled: false })).destination_conf).toBe(R2);
+      const plain = await store.logpushJobs.create(ZONE_IDS.pro, { dataset: 'http_requests', destination_conf: 's3://logs/x?region=us-east-1' });
+      const rows: string[] = [];
+      await store.dump.export((entry) => void rows.push(JSON.stringify(entry)));
+      expect(rows.join('\n')).not.toContain('the-secret-value');
+      // A destination without credentials is kept as written.
+      expect(rows.join('\n')).toContain('s3://logs/x?region=us-east-1');
+      const stranger = await harness().reopen({ secrets: new SecretBox(Buffer.alloc(32, 6)) });
+      try {
+        expect((await stranger.logpushJobs.get(ZONE_IDS.pro, job.id))!.destination_conf).toMatch(/^\(a destination sealed under another secrets key: /);
+        expect((await stranger.logpushJobs.get(ZONE_IDS.pro, plain.id))!.destination_conf).toBe('s3://logs/x?region=us-east-1');
+      } finally {
+        await stranger.close();
       }
     });
 
