@@ -18,7 +18,7 @@ function jobOperations(owners: OwnerKind) {
       const owner = await owners.of(context);
       const body = context.body;
       const dataset = body.dataset ?? DEFAULT_DATASET;
-      checkJobFields({ logpull_options: body.logpull_options ?? null, destination_conf: body.destination_conf }, dataset);
+      checkJobFields({ logpull_options: body.logpull_options ?? null, output_options: body.output_options, destination_conf: body.destination_conf }, dataset);
       await checkDestinationReachable(body.destination_conf, { credentials: context.bucketCredentials, buckets: context.buckets });
       return { result: toApiJob(await owners.logpushJobs(context.store).create(owner.id, { ...body, dataset })) };
     },

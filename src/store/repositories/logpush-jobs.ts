@@ -1,12 +1,12 @@
 import type { Selectable } from 'kysely';
-import { fromFlag, toFlag } from '../codecs';
+import { fromFlag, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
 import type { ReadContext } from '../transaction/context';
 import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { LogpushJobRepository } from '../store';
-import type { LogpushJob } from '../types';
+import type { LogpushJob, LogpushOutputOptions } from '../types';
 import type { SecretBox } from '../workers/secret-box';
 import { jobLock } from '../write-locks';
 import { openDestination, sealDestination } from './sealed-destinations';
@@ -53,6 +53,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner, secret
             dataset: input.dataset,
             destination_conf: sealDestination(secrets, id, input.destination_conf),
             logpull_options: input.logpull_options ?? null,
+            output_options: outputOptionsColumn(input.output_options ?? null),
             enabled: toFlag(input.enabled ?? false),
             frequency: input.frequency ?? 'high',
             kind: input.kind ?? '',
@@ -76,6 +77,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner, secret
           name: patch.name === undefined ? current.name : patch.name,
           destination_conf: patch.destination_conf ?? current.destination_conf,
           logpull_options: patch.logpull_options === undefined ? current.logpull_options : patch.logpull_options,
+          output_options: patch.output_options === undefined ? current.output_options : patch.output_options,
           enabled: patch.enabled ?? current.enabled,
           frequency: patch.frequency ?? current.frequency,
           kind: patch.kind ?? current.kind,
@@ -87,6 +89,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner, secret
             // Sealed afresh only when it changes: a job turned on or off keeps its sealed destination.
             ...(patch.destination_conf === undefined ? {} : { destination_conf: sealDestination(secrets, id, patch.destination_conf) }),
             logpull_options: updated.logpull_options,
+            output_options: outputOptionsColumn(updated.output_options ?? null),
             enabled: toFlag(updated.enabled),
             frequency: updated.frequency,
             kind: updated.kind,
@@ -137,6 +140,7 @@ function jobOf(row: Selectable<LogpushJobsTable>, secrets: () => SecretBox): Log
     dataset: row.dataset,
     destination_conf: openDestination(secrets, row.id, row.destination_conf),
     logpull_options: row.logpull_options,
+    output_options: fromJsonOrNull<LogpushOutputOptions>(row.output_options),
     enabled: fromFlag(row.enabled),
     frequency: row.frequency as LogpushJob['frequency'],
     kind: row.kind,
@@ -145,4 +149,9 @@ function jobOf(row: Selectable<LogpushJobsTable>, secrets: () => SecretBox): Log
     error_message: row.error_message,
     created_on: row.created_on,
   };
+}
+
+/** A job's output options as their column keeps them: JSON, or null for none. */
+function outputOptionsColumn(options: LogpushOutputOptions | null): string | null {
+  return options === null ? null : toJson(options);
 }
