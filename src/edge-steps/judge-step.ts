@@ -89,7 +89,7 @@ export function judgeStep(options: JudgeStepOptions): EdgeStep {
 /** The zone of a route: a zone's hostname, whether a worker runs on it or its origin answers. */
 function zoneOf(route: Route | undefined): string | null {
   if (route?.kind === 'zone') return route.zone.id;
-  if (route?.kind === 'worker' && route.via !== 'workers.dev') return route.via.zoneId;
+  if (route?.kind === 'worker' && route.via !== 'workers.dev') return route.via.zone.id;
   return null;
 }
 

@@ -25,6 +25,7 @@
  * [edge]                               # zones' and deployed workers' traffic, routed by Host
  * enabled = true
  * port = 8789
+ * cpu_ms = 30000                       # a request's CPU time before its worker is cut off
  * trusted_proxies = ["127.0.0.1"]      # their cf-connecting-ip / x-forwarded-for is believed
  * log_upload_seconds = 3               # a log push batch is written at most this long after its first entry
  *
@@ -130,6 +131,12 @@ function buildFileSchema() {
           )
           .optional(),
         log_upload_seconds: z.number(must('a number of seconds from 0.05 to 300')).min(0.05, must('a number of seconds from 0.05 to 300')).max(300, must('a number of seconds from 0.05 to 300')).optional(),
+        cpu_ms: z
+          .number(must('a whole number of milliseconds from 10 to 300000'))
+          .int(must('a whole number of milliseconds from 10 to 300000'))
+          .min(10, must('a whole number of milliseconds from 10 to 300000'))
+          .max(300_000, must('a whole number of milliseconds from 10 to 300000'))
+          .optional(),
       })
       .optional(),
     workers: z
@@ -163,7 +170,7 @@ const KEYS: Record<string, string> = {
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account, tls_cert, tls_key',
-  edge: 'enabled, port, host, origins, trusted_proxies, clients, log_upload_seconds',
+  edge: 'enabled, port, host, origins, trusted_proxies, clients, log_upload_seconds, cpu_ms',
   origins: 'hostname, upstream, connect_timeout_ms, response_timeout_ms',
   clients: 'range, country, asn, bot_score, fields',
   workers: 'config, name, enabled, port, host',

@@ -17,8 +17,8 @@ import type { EdgeSettings, PlatformSettings } from './settings';
 
 export interface EdgeJudging {
   stages: EdgeStages;
-  /** The zones the edge routes (by their names and subdomains), until workers routes join them. */
-  routes: EdgeRoutes;
+  /** Every zone of the store (zones are seeded, never created at run time), with no workers route. */
+  zones: EdgeRoutes['zones'];
   /** Writes the log batches still open, stops refreshing, closes the store and the buckets. */
   close(): Promise<void>;
 }
@@ -61,7 +61,7 @@ export async function prepareEdgeJudging(options: EdgeJudgingOptions): Promise<E
         origin: originStep(new OriginTable(edge.origins)),
         after: [logStep(delivery)],
       },
-      routes: { workersDev: [], zones: await zoneRoutes(store) },
+      zones: await zoneRoutes(store),
       close: async () => {
         await delivery.close();
         await live.close();

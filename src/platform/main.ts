@@ -5,8 +5,7 @@ import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { FaultRulesError } from '../faults';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
-import type { WorkerDispatcher } from '../edge';
-import { defaultHttpLimits, loadConfig, type ServerConfig } from '../server';
+import { defaultHttpLimits, loadConfig, openServerStore, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
@@ -149,22 +148,45 @@ async function main(): Promise<void> {
       components.set('s3', { state: 'running', url: running.url, close: () => running.close() });
     }
     if (settings.edge) {
-      // No worker runs until workers can be deployed: zones' hostnames go to their origins.
-      const noWorkers: WorkerDispatcher = { dispatch: async () => ({ result: 'exception', error: 'no worker runtime', written: false }) };
       const edge = settings.edge;
-      const judging = await prepareEdgeJudging({ edge, settings, apiConfig, report: report('edge') });
-      let running;
+      // What is deployed is the API's store's; with the API off, the edge opens that store alone.
+      let deployments = api?.deployments;
+      let ownStore: { close(): Promise<void> } | undefined;
+      if (!deployments) {
+        const store = await openServerStore(loadConfig(settings.apiEnvironment));
+        deployments = store.deployedWorkers;
+        ownStore = store;
+      }
+      const reader = deployments;
+      let judging;
       try {
-        running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-          startEdgeComponent({ settings: edge, limits: apiConfig?.http ?? defaultHttpLimits, workers: noWorkers, routes: judging.routes, stages: judging.stages, report: report('edge') }),
-        );
+        judging = await prepareEdgeJudging({ edge, settings, apiConfig, report: report('edge') });
       } catch (error) {
-        await judging.close();
+        await ownStore?.close();
         throw error;
       }
-      const started = running;
-      // Requests in flight are answered (and logged) before the log batches are written.
-      components.set('edge', { state: 'running', url: started.url, close: () => started.close().then(() => judging.close()) });
+      const judged = judging;
+      try {
+        const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
+          startEdgeComponent({
+            settings: edge,
+            dataDir: settings.dataDir,
+            databaseUrl: settings.databaseUrl,
+            limits: apiConfig?.http ?? defaultHttpLimits,
+            deployments: reader,
+            stages: judged.stages,
+            zones: judged.zones,
+            logger,
+            report: report('edge'),
+          }),
+        );
+        // Requests in flight are answered (and logged) before the log batches are written.
+        components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => judged.close()).then(() => ownStore?.close()) });
+      } catch (error) {
+        await judged.close();
+        await ownStore?.close();
+        throw error;
+      }
     }
     if (api) {
       const url = await api.listen();

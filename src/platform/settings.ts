@@ -55,7 +55,12 @@ export interface EdgeSettings extends Address {
   clients: ClientEntry[];
   /** A log push batch is written at most this long after its first entry. */
   logUploadMs: number;
+  /** A request's CPU time before its worker is cut off (the platform's default: 30 s). */
+  cpuMs: number;
 }
+
+/** The platform's default CPU time per request, which a script's `limits.cpu_ms` may raise to 5 minutes there. */
+export const DEFAULT_CPU_MS = 30_000;
 
 export interface RuleList {
   list: unknown;
@@ -168,6 +173,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
       port: edgePort.port,
       host: hostOf('EDGE_HOST', written.edge?.host),
       portFrom: edgePort.from,
+      cpuMs: written.edge?.cpu_ms ?? DEFAULT_CPU_MS,
       ...edgeJudging(written, env, problems, environmentProblems),
     };
   }

@@ -19,7 +19,7 @@ export async function changeMarker(executor: Executor): Promise<string> {
     const waf = await db.selectFrom('zone_waf').select(['zone_id', 'migration_state', 'new_managed_rules_enabled']).orderBy('zone_id').execute();
     const jobs = await db
       .selectFrom('logpush_jobs')
-      .select(['id', 'zone_id', 'account_id', 'name', 'dataset', 'destination_conf', 'logpull_options', 'enabled', 'frequency', 'kind'])
+      .select(['id', 'zone_id', 'account_id', 'name', 'dataset', 'destination_conf', 'logpull_options', 'output_options', 'enabled', 'frequency', 'kind'])
       .orderBy('id')
       .execute();
     return createHash('sha256').update(JSON.stringify([rulesets, waf, jobs])).digest('hex');
