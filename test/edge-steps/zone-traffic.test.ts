@@ -1,9 +1,12 @@
 // A zone's traffic through `npm start`'s edge, driven by real clients: rules written with the
 // official SDK judge requests sent with curl and undici, the zone's origin gets them with the
 // platform's headers, and the log push job's files are read back with the AWS SDK. Two platforms
-// on one data directory see a change within a second; a SIGTERM loses no accepted entry.
+// on one data directory see a change within a second; a SIGTERM loses no accepted entry. A worker
+// deployed with wrangler on a route of the zone runs only for what the rules let through.
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
@@ -14,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOME_ACCOUNT_ID } from '../../src/bucket';
 import { openSqliteStore } from '../../src/store';
 import { startPlatform, temporaryDirectory, withFiles, type Platform } from '../platform/platform-process';
+import { wrangler } from '../server/api-process';
 import { waitUntil } from '../support/wait';
 
 const run = promisify(execFile);
@@ -183,6 +187,35 @@ describe('a zone\'s rules judge its live traffic', () => {
     expect(platform.stderr()).toContain('cannot be evaluated');
     await deployCustom([]);
     await waitUntil('the rules to be sound again', async () => (await send('/anything')).status === 200, 2_000, 20);
+  });
+});
+
+describe('a worker on a route of the zone', () => {
+  it('runs, deployed with wrangler, only for what the rules let through; a block never reaches it', async () => {
+    const project = path.join(temporaryDirectory(), 'shop');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(
+      path.join(project, 'index.js'),
+      'export default { fetch: (request) => new Response(`worker: ${new URL(request.url).pathname} from ${request.headers.get("cf-connecting-ip")} in ${request.cf?.country}`) };\n',
+    );
+    writeFileSync(path.join(project, 'wrangler.toml'), 'name = "shop"\nmain = "index.js"\ncompatibility_date = "2026-07-01"\nroutes = [{ pattern = "example.org/shop/*", zone_name = "example.org" }]\n');
+    const deployed = await wrangler(['deploy'], { CLOUDFLARE_API_BASE_URL: platform.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, project);
+    expect(deployed.code, deployed.output).toBe(0);
+    await deployCustom([{ action: 'block', expression: 'starts_with(http.request.uri.path, "/shop/admin")', description: 'No shop admin' }]);
+    await waitUntil('the worker to apply', async () => (await send('/shop/cart')).text.startsWith('worker:'), 5_000, 50);
+    await waitUntil('the rule to apply', async () => (await send('/shop/admin/users')).status === 403, 2_000, 20);
+    const served = await send('/shop/cart', { 'cf-connecting-ip': '203.0.113.7' });
+    expect([served.status, served.text]).toEqual([200, 'worker: /shop/cart from 203.0.113.7 in FR']);
+    expect(served.headers['cf-ray']).toMatch(/^[0-9a-f]{16}-DFW$/);
+    const before = seen.length;
+    const blocked = await curl('/shop/admin/users');
+    expect(blocked.status).toBe(403);
+    expect(blocked.body).toContain('Sorry, you have been blocked');
+    expect(blocked.body).not.toContain('worker:');
+    // The rest of the zone still goes to its origin.
+    expect((await send('/about')).text).toBe('origin: /about');
+    expect(seen.length).toBe(before + 1);
+    await deployCustom([]);
   });
 });
 
