@@ -119,9 +119,11 @@ describe('live deployments', () => {
       await deploy(writer, CUSTOM, [{ action: 'block', expression: 'http.request.uri.path eq "/admin"', description: 'No admin' }]);
       await waitUntil('the new rule to apply', () => verdict() === 'No admin', 1000, 10);
       expect(Date.now() - written).toBeLessThan(1000);
+      // A zone still on the previous WAF runs no managed rules until its migration finishes.
+      const managedActive = async () => ((await live.get(ZONE_IDS.business)) as ZoneDeployment).managedRulesActive;
+      expect(await managedActive()).toBe(false);
       await writer.waf.transition(ZONE_IDS.business, { from: ['start'], to: 'finished', old_managed_rules_enabled: false, new_managed_rules_enabled: true });
-      await live.refresh();
-      expect(((await live.get(ZONE_IDS.business)) as ZoneDeployment).managedRulesActive).toBe(true);
+      await waitUntil('the migration to apply', async () => (await managedActive()) === true, 1000, 10);
     } finally {
       await live.close();
     }
