@@ -173,7 +173,9 @@ describe('a configuration file', () => {
     const edgeOnly = await startPlatform(withFiles({ 'platform.toml': '[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[edge]\nport = 0\n' }), [], { DATA_DIR: temporaryDirectory() });
     try {
       expect(Object.keys(edgeOnly.urls)).toEqual(['edge']);
-      expect(await edgeRequest(edgeOnly, 'example.org')).toEqual({ status: 530, body: 'error code: 1001' });
+      // A zone's hostname without a workers route or an origin: the platform's origin DNS error.
+      expect(await edgeRequest(edgeOnly, 'example.org')).toEqual({ status: 530, body: 'error code: 1016' });
+      expect(await edgeRequest(edgeOnly, 'not-a-zone.example')).toEqual({ status: 530, body: 'error code: 1001' });
     } finally {
       expect(await edgeOnly.stop()).toBe(0);
     }
