@@ -1,5 +1,6 @@
-// The one writer of streamed response bodies, for both faces: the API's downloads (src/server) and
-// the S3 endpoint's objects (src/s3) send a body read from storage through it.
+// The one writer of streamed response bodies: the API's downloads (src/server), the S3 endpoint's
+// objects (src/s3) and the bucket binding's reads served to deployed workers (src/runtime) send a
+// body read from storage through it.
 import type { ServerResponse } from 'node:http';
 
 /**
