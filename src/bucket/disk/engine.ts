@@ -23,6 +23,8 @@ import {
   type PartRecord,
   type StagedBody,
   type StorageEngine,
+  type WriteBody,
+  describeStaged,
   type UploadRecord,
   type UploadState,
   type UploadStatus,
@@ -126,9 +128,15 @@ export class DiskEngine implements StorageEngine {
     this.#blobs.collect(this.#referencedBlobs());
   }
 
-  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+  /** Receives a write's bytes: in the database's row when small, else in a file. */
+  async #stage(body: WriteBody): Promise<DiskBody> {
     this.#checkOpen();
-    const source = chunks[Symbol.asyncIterator]();
+    if (body instanceof Uint8Array) {
+      // Copied: the caller may reuse its buffer once the put has resolved.
+      if (body.byteLength <= SMALL_BODY_BYTES) return new DiskBody(body.byteLength, body.byteLength > 0 ? Buffer.from(body) : null, null);
+      return this.#stageChunks(nothingMore(), [body]);
+    }
+    const source = body[Symbol.asyncIterator]();
     const head: Uint8Array[] = [];
     let size = 0;
     while (size <= SMALL_BODY_BYTES) {
@@ -137,16 +145,19 @@ export class DiskEngine implements StorageEngine {
       head.push(value);
       size += value.byteLength;
     }
+    return this.#stageChunks(source, head);
+  }
+
+  async #stageChunks(source: AsyncIterator<Uint8Array>, head: Uint8Array[]): Promise<DiskBody> {
     try {
-      const { blob, size: total } = await this.#blobs.write(source, head);
-      return new DiskBody(total, null, blob);
+      const { blob, size } = await this.#blobs.write(source, head);
+      return new DiskBody(size, null, blob);
     } catch (error) {
       throw this.#deletedOr(error);
     }
   }
 
-  async discard(body: StagedBody): Promise<void> {
-    const { blob } = body as DiskBody;
+  async #discard({ blob }: DiskBody): Promise<void> {
     if (blob) this.#blobs.remove([blob]);
   }
 
@@ -184,9 +195,10 @@ export class DiskEngine implements StorageEngine {
     return this.#blobs.reader(segmentsOf(body), range);
   }
 
-  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
-    const staged = body as DiskBody;
-    return this.#commitOrDiscard(staged, (step) => {
+  async put(body: WriteBody, recordOf: (size: number) => ObjectRecord, allow: (current: ObjectRecord | null) => boolean) {
+    const staged = await this.#stage(body);
+    const record = await describeStaged(staged, recordOf, (b) => this.#discard(b));
+    const stored = await this.#commitOrDiscard(staged, (step) => {
       this.#refuseDeleted();
       const key = utf8(record.key);
       const current = this.#sql.current.get(key);
@@ -197,6 +209,7 @@ export class DiskEngine implements StorageEngine {
       if (current) this.#dropBody(bodyOf(current), step);
       return true;
     });
+    return stored ? record : null;
   }
 
   async delete(keys: string[]): Promise<void> {
@@ -253,10 +266,10 @@ export class DiskEngine implements StorageEngine {
     };
   }
 
-  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
-    this.#checkOpen();
-    const staged = await this.#asFile(body as DiskBody);
-    return this.#commitOrDiscard(staged, (step) => {
+  async putPart(uploadId: string, key: string, body: WriteBody, partOf: (size: number) => PartRecord) {
+    const staged = await this.#asFile(await this.#stage(body));
+    const part = await describeStaged(staged, partOf, (b) => this.#discard(b));
+    const stored = await this.#commitOrDiscard(staged, (step) => {
       this.#refuseDeleted();
       if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
       const previous = this.#sql.part.get(uploadId, part.partNumber);
@@ -273,6 +286,7 @@ export class DiskEngine implements StorageEngine {
       if (previous) step.afterCommit(() => this.#blobs.remove([previous.blob]));
       return true;
     });
+    return stored ? part : null;
   }
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
@@ -404,7 +418,7 @@ export class DiskEngine implements StorageEngine {
       committed = await this.#writes.run(work);
       return committed;
     } finally {
-      if (!committed) await this.discard(staged);
+      if (!committed) await this.#discard(staged);
     }
   }
 
