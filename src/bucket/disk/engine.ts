@@ -103,6 +103,8 @@ export class DiskEngine implements StorageEngine {
   #closed = false;
   /** Deleted through this engine: once closed, it answers from an empty database (see `close`). */
   #deleted = false;
+  /** The write batch whose transaction found the bucket not marked deleted (see `#refuseDeleted`). */
+  #liveInBatch: object | undefined;
 
   /**
    * Opens the bucket in `directory`, made when missing unless `existing` (a catalogue's bucket:
@@ -199,7 +201,7 @@ export class DiskEngine implements StorageEngine {
     const staged = await this.#stage(body);
     const record = await describeStaged(staged, recordOf, (b) => this.#discard(b));
     const stored = await this.#commitOrDiscard(staged, (step) => {
-      this.#refuseDeleted();
+      this.#refuseDeleted(step);
       const key = utf8(record.key);
       const current = this.#sql.current.get(key);
       if (!allow(current ? toRecord(current) : null)) return false;
@@ -270,7 +272,7 @@ export class DiskEngine implements StorageEngine {
     const staged = await this.#asFile(await this.#stage(body));
     const part = await describeStaged(staged, partOf, (b) => this.#discard(b));
     const stored = await this.#commitOrDiscard(staged, (step) => {
-      this.#refuseDeleted();
+      this.#refuseDeleted(step);
       if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
       const previous = this.#sql.part.get(uploadId, part.partNumber);
       this.#sql.upsertPart.run(
@@ -292,7 +294,7 @@ export class DiskEngine implements StorageEngine {
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     return this.#writes.run((step) => {
-      this.#refuseDeleted();
+      this.#refuseDeleted(step);
       const keyBytes = utf8(key);
       const upload = this.#sql.upload.get(uploadId, keyBytes);
       const rows = upload ? this.#sql.parts.all(uploadId) : [];
@@ -366,6 +368,7 @@ export class DiskEngine implements StorageEngine {
     this.#checkOpen();
     const marked = await this.#writes.run(() => {
       if (this.#sql.anyObject.get() || this.#sql.anyActiveUpload.get()) return false;
+      this.#liveInBatch = undefined;
       this.#sql.markDeleted.run(Date.now());
       return true;
     });
@@ -407,6 +410,7 @@ export class DiskEngine implements StorageEngine {
     this.#db = db;
     this.#sql = prepareStatements(db);
     this.#sql.markDeleted.run(Date.now());
+    this.#liveInBatch = undefined;
     this.#writes = new WriteQueue(db);
   }
 
@@ -465,8 +469,14 @@ export class DiskEngine implements StorageEngine {
    * the write transaction it sees every deletion committed before (SQLite's write lock orders
    * them), and a deletion after it finds the rows written and refuses to delete.
    */
-  #refuseDeleted(): void {
+  /**
+   * Refuses a write to a bucket marked deleted. A write step looks once per batch: the batch's
+   * transaction holds the write lock, so only its own steps could mark it (which forget the look).
+   */
+  #refuseDeleted(step?: WriteStep): void {
+    if (step !== undefined && step.batch === this.#liveInBatch) return;
     if (this.#sql.deleted.get() !== undefined) throw new StorageDeletedError(this.#directory);
+    if (step !== undefined) this.#liveInBatch = step.batch;
   }
 
   /** A body file that could not be written because the bucket's directory went with its deletion. */
