@@ -6,10 +6,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { basePath, createApp, httpServerOptionsFor, openServerBuckets, openServerStore, type ServerConfig } from '../server';
+import type { DeploymentsReader } from './deployments';
 import type { RuleList } from './settings';
 
 export interface PreparedApi {
   config: ServerConfig;
+  /** What is deployed, as the store reads it (the edge follows it). */
+  deployments: DeploymentsReader;
   /** Listens; resolves with the URL of /client/v4. */
   listen(): Promise<string>;
   /** Lets requests in flight finish, then closes the store and the buckets. */
@@ -62,6 +65,7 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
   let server: Server | undefined;
   return {
     config,
+    deployments: store.deployedWorkers,
     listen: async () => {
       server = await new Promise<Server>((resolve, reject) => {
         const listening = createServer(httpServerOptionsFor(config.http), app);
