@@ -1,8 +1,11 @@
 // `npm start` serves what wrangler deploys: `wrangler deploy` (the real program, pointed at the
 // platform with CLOUDFLARE_API_BASE_URL and nothing else), then the worker through the edge port
 // with its workers.dev Host, as `curl -H 'Host: ...'` reaches it; a secret, a new version while a
-// request is in flight, a rollback, zone routes, a deletion; the same after a restart and after a
-// state export and import; and two platforms on one PostgreSQL database.
+// request is in flight, a rollback, zone routes, a deletion; workers that throw or hang answered
+// as the platform answers them, their errors in its log, beside others serving; the same
+// versions, deployments, routes and secrets after a restart and after a state export and
+// import; a data directory given another secrets key refused; and two platforms on one
+// PostgreSQL database.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -11,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wrangler } from '../server/api-process';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { COMMAND_TEST_TIMEOUT_MS, ROOT } from '../worker/commands';
-import { startPlatform, temporaryDirectory, type Platform } from './platform-process';
+import { runPlatform, startPlatform, temporaryDirectory, type Platform } from './platform-process';
 
 vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS * 2, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
@@ -19,6 +22,7 @@ const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
 const TOKEN = 'deployed-workers-token-0123456789';
 const SECRETS_KEY = 'a'.repeat(64);
 const HOST = 'hello.team.workers.dev';
+const ZONE = 'db737a563ced53f224ff5eae44905c5e'; // example.com
 
 /** A worker that names its version (a var), reads its bucket and its secret, and waits when asked. */
 const HELLO = `export default {
@@ -80,6 +84,28 @@ function project(name: string, version: string, extra = ''): string {
     `name = "hello"\nmain = "index.js"\ncompatibility_date = "2026-07-01"\nworkers_dev = true\n${extra}\n[vars]\nVERSION = "${version}"\n\n[[r2_buckets]]\nbinding = "FILES"\nbucket_name = "files"\n`,
   );
   return dir;
+}
+
+/** `wrangler secret put`, the value on its standard input as a user types it. */
+function putSecret(target: Platform, dir: string, name: string, value: string): void {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'secret', 'put', name], {
+    cwd: dir,
+    input: value,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: path.join(work, '.config'), CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: target.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+    encoding: 'utf8',
+  });
+  expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+}
+
+/** What the API says of the script: its versions, deployments, secrets' names, and the zone's routes. */
+async function recorded(target: Platform) {
+  const script = `/accounts/${ACCOUNT}/workers/scripts/hello`;
+  return {
+    versions: (await api(target, 'GET', `${script}/versions?per_page=100`)).result,
+    deployments: (await api(target, 'GET', `${script}/deployments`)).result,
+    secrets: (await api(target, 'GET', `${script}/secrets`)).result,
+    routes: (await api(target, 'GET', `/zones/${ZONE}/workers/routes`)).result,
+  };
 }
 
 async function deploy(target: Platform, dir: string, args: string[] = ['deploy']): Promise<string> {
@@ -144,13 +170,7 @@ describe('a worker deployed with wrangler', () => {
   });
 
   it('gets a secret put with wrangler within a second', async () => {
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'secret', 'put', 'TOKEN'], {
-      cwd: path.join(work, 'v1'),
-      input: 's3cr3t',
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: path.join(work, '.config'), CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: platform.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
-      encoding: 'utf8',
-    });
-    expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+    putSecret(platform, path.join(work, 'v1'), 'TOKEN', 's3cr3t');
     await served(platform, HOST, 'v1 hello s3cr3t');
   });
 
@@ -170,6 +190,40 @@ describe('a worker deployed with wrangler', () => {
     await served(platform, HOST, 'v1 hello no secret');
   });
 
+  it('answers a worker that throws or hangs with the platform error, its error in the log only, while other scripts serve', async () => {
+    const dir = path.join(work, 'failing');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `export default {
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    if (path === '/throw') throw new TypeError('boom-in-the-failing-worker');
+    if (path === '/hang') return new Promise(() => {});
+    return new Response('failing is fine');
+  },
+};
+`,
+    );
+    writeFileSync(path.join(dir, 'wrangler.toml'), 'name = "failing"\nmain = "index.js"\ncompatibility_date = "2026-07-01"\nworkers_dev = true\n');
+    await deploy(platform, dir);
+    const host = 'failing.team.workers.dev';
+    await served(platform, host, 'failing is fine');
+    const before = await edgeGet(platform, HOST);
+    expect(before.status).toBe(200);
+    const [thrown, hung, other] = await Promise.all([edgeGet(platform, host, '/throw'), edgeGet(platform, host, '/hang'), edgeGet(platform, HOST)]);
+    expect(thrown).toEqual({ status: 500, body: 'error code: 1101' });
+    expect(hung).toEqual({ status: 500, body: 'error code: 1101' });
+    expect(other).toEqual(before);
+    // The error is in the platform's log line of the request, tagged with the script; never in the answer.
+    await expect.poll(() => platform.stdout().split('\n').find((line) => line.includes('boom-in-the-failing-worker')), { timeout: 2000 }).toBeDefined();
+    const line = JSON.parse(platform.stdout().split('\n').find((entry) => entry.includes('boom-in-the-failing-worker') && entry.includes('"path":"/throw"'))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ host, path: '/throw', status: 500, kind: 'worker', script: 'failing', result: 'exception', code: 1101 });
+    expect(String(line.error)).toContain('TypeError: boom-in-the-failing-worker');
+    expect((await edgeGet(platform, host)).body).toBe('failing is fine');
+    await deploy(platform, dir, ['delete']);
+  });
+
   it('answers on zone routes, and stops answering once deleted', async () => {
     await deploy(platform, project('routed', 'routed', 'routes = [{ pattern = "shop.example.com/*", zone_name = "example.com" }]\n'));
     await served(platform, 'shop.example.com', 'routed hello no secret', 1000, '/cart?x=1');
@@ -179,25 +233,44 @@ describe('a worker deployed with wrangler', () => {
     expect((await edgeGet(platform, 'shop.example.com', '/cart')).status).toBe(530);
   });
 
-  it('is served again after a restart and after a state export and import, and no runtime outlives the platform', async () => {
-    await deploy(platform, project('kept', 'kept'));
-    await served(platform, HOST, 'kept hello no secret');
+  it('is served again after a restart and after a state export and import, with the same versions, deployments, routes and secrets, and no runtime outlives the platform', async () => {
+    const dir = project('kept', 'kept', 'routes = [{ pattern = "kept.example.com/*", zone_name = "example.com" }]\n');
+    await deploy(platform, dir);
+    putSecret(platform, dir, 'TOKEN', 'kept-secret');
+    await served(platform, HOST, 'kept hello kept-secret');
+    await served(platform, 'kept.example.com', 'kept hello kept-secret', 1000, '/any');
+    const before = await recorded(platform);
+    expect(before.secrets).toEqual([{ name: 'TOKEN', type: 'secret_text' }]);
+    expect(before.routes.map((route: { pattern: string; script: string }) => [route.pattern, route.script])).toEqual([['kept.example.com/*', 'hello']]);
     const runtimes = workerdProcesses(platform.child.pid!);
     expect(runtimes.length).toBeGreaterThanOrEqual(1);
     expect(await platform.stop()).toBe(0);
     await expect.poll(() => runtimes.filter(alive), { timeout: 5000 }).toEqual([]);
+
     platform = await start(path.join(work, 'data'));
-    expect((await edgeGet(platform, HOST)).body).toBe('kept hello no secret');
+    expect(await recorded(platform)).toEqual(before);
+    expect((await edgeGet(platform, HOST)).body).toBe('kept hello kept-secret');
+    expect((await edgeGet(platform, 'kept.example.com', '/any')).body).toBe('kept hello kept-secret');
 
     const state = path.join(work, 'saved.state');
     const exported = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/state.ts'), 'export', state, '--data-dir', path.join(work, 'data')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WORKERS_SECRETS_KEY: SECRETS_KEY } });
     expect(exported.status, exported.stderr).toBe(0);
+    expect(readFileSync(state).includes('kept-secret')).toBe(false);
     const imported = await start(path.join(work, 'imported'), { STATE_FILE: state });
     try {
-      expect((await edgeGet(imported, HOST)).body).toBe('kept hello no secret');
+      expect(await recorded(imported)).toEqual(before);
+      expect((await edgeGet(imported, HOST)).body).toBe('kept hello kept-secret');
+      expect((await edgeGet(imported, 'kept.example.com', '/any')).body).toBe('kept hello kept-secret');
     } finally {
       expect(await imported.stop()).toBe(0);
     }
+  });
+
+  it('refuses to start on a store whose secrets another key sealed, saying so', async () => {
+    const refused = await runPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: path.join(work, 'imported'), WORKERS_SECRETS_KEY: 'b'.repeat(64) });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^cannot start the server: the store holds workers' secrets sealed under another key \(key id \S+; this platform's key is \S+\): give it the key they were sealed with \(WORKERS_SECRETS_KEY/m);
+    expect(refused.stdout).not.toContain('Ready on');
   });
 });
 
