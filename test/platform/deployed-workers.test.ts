@@ -1,12 +1,13 @@
 // `npm start` serves what wrangler deploys: `wrangler deploy` (the real program, pointed at the
-// platform with CLOUDFLARE_API_BASE_URL and nothing else), then the worker through the edge port
+// platform with CLOUDFLARE_API_BASE_URL and nothing else; the first one in a terminal, claiming
+// the account's workers.dev subdomain through its prompt), then the worker through the edge port
 // with its workers.dev Host, as `curl -H 'Host: ...'` reaches it; a secret, a new version while a
 // request is in flight, a rollback, zone routes, a deletion; workers that throw or hang answered
 // as the platform answers them, their errors in its log, beside others serving; the same
 // versions, deployments, routes and secrets after a restart and after a state export and
 // import; a data directory given another secrets key refused; and two platforms on one
 // PostgreSQL database.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -150,18 +151,53 @@ const alive = (pid: number) => {
 
 const start = (dataDir: string, env: Record<string, string> = {}) => startPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: dataDir, WORKERS_SECRETS_KEY: SECRETS_KEY, ...env });
 
+/**
+ * `wrangler deploy` in a terminal (`script` gives it one), answering its prompts as a user types:
+ * each answer is typed once its question shows.
+ */
+async function deployAtTerminal(target: Platform, dir: string, answers: [RegExp, string][]): Promise<string> {
+  const command = `'${process.execPath}' '${path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js')}' deploy`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'dumb', XDG_CONFIG_HOME: path.join(work, '.config'), WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: target.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const pending = [...answers];
+  const read = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    const next = pending[0];
+    if (next && next[0].test(output)) {
+      pending.shift();
+      setTimeout(() => child.stdin!.write(next[1]), 100);
+    }
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(code, output).toBe(0);
+  expect(pending, output).toEqual([]);
+  return output;
+}
+
 beforeAll(async () => {
   platform = await start(path.join(work, 'data'));
-  await api(platform, 'PUT', `/accounts/${ACCOUNT}/workers/subdomain`, { subdomain: 'team' });
   await api(platform, 'POST', `/accounts/${ACCOUNT}/r2/buckets`, { name: 'files' });
 });
 
 afterAll(() => platform?.stop());
 
 describe('a worker deployed with wrangler', () => {
-  it('answers through the edge port with its workers.dev Host, its bucket and vars as bound', async () => {
+  it('claims the account\'s workers.dev subdomain through wrangler\'s prompt on a first deploy, then answers through the edge port with its workers.dev Host, its bucket and vars as bound', async () => {
     expect((await edgeGet(platform, HOST)).body).toBe('There is nothing here yet.');
-    await deploy(platform, project('v1', 'v1'));
+    // The account has no subdomain yet: wrangler asks for one, checks it is free, and claims it.
+    const output = await deployAtTerminal(platform, project('v1', 'v1'), [
+      [/Would you like to register a workers\.dev subdomain now\?/, 'y'],
+      [/What would you like your workers\.dev subdomain to be\?/, 'team\r'],
+      [/Creating a workers\.dev subdomain for your account at https:\/\/team\.workers\.dev\. Ok to proceed\?/, 'y'],
+    ]);
+    expect(output).toContain('https://hello.team.workers.dev');
+    expect((await api(platform, 'GET', `/accounts/${ACCOUNT}/workers/subdomain`)).result).toEqual({ subdomain: 'team' });
     // Served within a second of the API's answer (wrangler's last call).
     await served(platform, HOST, 'v1 no object no secret');
     const bucket = await fetch(`${platform.urls.api}/accounts/${ACCOUNT}/r2/buckets/files/objects/greeting.txt`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: 'hello' });
@@ -211,15 +247,18 @@ describe('a worker deployed with wrangler', () => {
     await served(platform, host, 'failing is fine');
     const before = await edgeGet(platform, HOST);
     expect(before.status).toBe(200);
-    const [thrown, hung, other] = await Promise.all([edgeGet(platform, host, '/throw'), edgeGet(platform, host, '/hang'), edgeGet(platform, HOST)]);
+    const [thrown, other] = await Promise.all([edgeGet(platform, host, '/throw'), edgeGet(platform, HOST)]);
     expect(thrown).toEqual({ status: 500, body: 'error code: 1101' });
-    expect(hung).toEqual({ status: 500, body: 'error code: 1101' });
     expect(other).toEqual(before);
-    // The error is in the platform's log line of the request, tagged with the script; never in the answer.
-    await expect.poll(() => platform.stdout().split('\n').find((line) => line.includes('boom-in-the-failing-worker')), { timeout: 2000 }).toBeDefined();
-    const line = JSON.parse(platform.stdout().split('\n').find((entry) => entry.includes('boom-in-the-failing-worker') && entry.includes('"path":"/throw"'))!) as Record<string, unknown>;
-    expect(line).toMatchObject({ host, path: '/throw', status: 500, kind: 'worker', script: 'failing', result: 'exception', code: 1101 });
-    expect(String(line.error)).toContain('TypeError: boom-in-the-failing-worker');
+    const [hung, again] = await Promise.all([edgeGet(platform, host, '/hang'), edgeGet(platform, HOST)]);
+    expect(hung).toEqual({ status: 500, body: 'error code: 1101' });
+    expect(again).toEqual(before);
+    // The error is in the platform's log, tagged with the script (in the request's line, and in
+    // the worker's own line of its uncaught exception); never in the answer.
+    const lines = () => platform.stdout().split('\n').filter((entry) => entry.startsWith('{')).map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    await expect.poll(() => lines().find((entry) => entry.path === '/throw'), { timeout: 2000 }).toMatchObject({ host, status: 500, kind: 'worker', script: 'failing', result: 'exception', code: 1101 });
+    await expect.poll(() => lines().some((entry) => entry.script === 'failing' && JSON.stringify(entry).includes('TypeError: boom-in-the-failing-worker')), { timeout: 2000 }).toBe(true);
+    expect(lines().find((entry) => entry.path === '/hang')).toMatchObject({ host, status: 500, script: 'failing', result: 'exception', code: 1101 });
     expect((await edgeGet(platform, host)).body).toBe('failing is fine');
     await deploy(platform, dir, ['delete']);
   });
