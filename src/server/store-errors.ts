@@ -8,6 +8,8 @@ import {
   NotFoundError,
   PreviousWafRetiredError,
   ReadOnlyRulesetError,
+  RuleChangedError,
+  RuleLimitError,
   StoreBusyError,
   StoreError,
   VersionMismatchError,
@@ -16,6 +18,7 @@ import {
   WorkerVersionNotDeployedError,
 } from '../store';
 import { ApiError, Codes, badRequest, notFound } from './http/errors';
+import { tooManyRules } from './rules/check-rules';
 import { previousWafGone } from './waf/previous-waf';
 import { WorkerCodes } from './workers/upload';
 
@@ -63,7 +66,9 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof PreviousWafRetiredError) return previousWafGone(error.zone_id);
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
   if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
-  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
+  // A rule added meanwhile filled the ruleset: as the check would have said, had it come first.
+  if (error instanceof RuleLimitError) return new ApiError(400, [tooManyRules(error.phase, error.count)]);
+  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof RuleChangedError || error instanceof StoreBusyError) {
     return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
   }
   return undefined;

@@ -3,10 +3,8 @@
  * compile, replacements may only name captures that exist, option strings may
  * only hold known letters. Each check returns the reason a value is refused.
  */
-import type { Argument, BytesLiteral, IntLiteral } from './ast';
-import { binaryToUtf8 } from './bytes';
-import { compileDialectRegex, regexProblem } from './literals/regex';
-import { wildcardProblem } from './literals/wildcard';
+import { type Argument, type BytesLiteral, type IntLiteral, binaryToUtf8 } from '../language';
+import { compileDialectRegex, regexProblem, wildcardProblem } from '../literals';
 
 type Literal = BytesLiteral | IntLiteral;
 type Check = (value: Literal, earlier: readonly Argument[]) => string | undefined;

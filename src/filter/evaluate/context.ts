@@ -14,10 +14,9 @@
  * false, as in the engine. A value of the wrong shape is a programming error in
  * the caller and raises a FilterContextError naming the field.
  */
-import { fromBytes, utf8ToBinary } from './bytes';
-import { parseIp } from './literals/ip-address';
+import { fromBytes, utf8ToBinary, type FilterType, isArray, typeName } from '../language';
+import { parseIp } from '../literals';
 import type { Runtime } from './runtime';
-import { type FilterType, isArray, typeName } from './types';
 
 export type FieldValue =
   | string

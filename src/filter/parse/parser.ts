@@ -2,11 +2,8 @@
  * Entry of the parser: the length limit, trimming, the whole input consumed,
  * and a Boolean result.
  */
-import type { Expression } from './ast';
-import { Cursor } from './cursor';
-import { FilterError } from './errors';
+import { type Expression, Cursor, FilterError, typeName } from '../language';
 import { parseLogical } from './expressions';
-import { typeName } from './types';
 
 export const MAX_EXPRESSION_LENGTH = 4096;
 

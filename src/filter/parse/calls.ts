@@ -6,12 +6,9 @@
  * array of the results (`lower(names[*])` is an `Array(Bytes)`), which can be
  * indexed again (`lower(names[*])[*] == "a"`), as in the engine.
  */
-import { type Argument, type FunctionCall, isLiteral } from './ast';
-import type { Cursor } from './cursor';
+import { type Argument, type FunctionCall, isLiteral, type Cursor, type FunctionInfo, paramAt, type FilterType, typeName } from '../language';
 import { literalArgumentProblem } from './function-literals';
 import { enterLevel } from './nesting';
-import { type FunctionInfo, paramAt } from './scheme';
-import { type FilterType, typeName } from './types';
 import { isMapped } from './mapping';
 
 export type ArgumentParser = (c: Cursor, depth: number) => Argument;

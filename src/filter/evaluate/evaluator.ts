@@ -4,28 +4,13 @@
  * conditions over them to arrays of Booleans that `any`/`all` fold (logical
  * operators combine such arrays element by element, up to the shorter one).
  */
-import type {
-  Argument,
-  BytesLiteral,
-  Comparison,
-  Expression,
-  IntLiteral,
-  IpLiteral,
-  ListReference,
-  OrderingOp,
-  SetLiteral,
-  ValueExpr,
-} from './ast';
-import { isExpression } from './ast';
-import { binaryToUtf8 } from './bytes';
+import { type Argument, type BytesLiteral, type Comparison, type Expression, type IntLiteral, type IpLiteral, type ListReference, type OrderingOp, type SetLiteral, type ValueExpr, isExpression, binaryToUtf8, type FilterType, isArray } from '../language';
 import { type RequestContext, toRuntime } from './context';
 import { FUNCTION_LIBRARY } from './function-library';
 import { type ListValues, listMatcher, setMatcher } from './membership';
 import { compileRegexMatcher } from './regex-matcher';
-import { compileWildcard } from './literals/wildcard';
-import { parseIp } from './literals/ip-address';
+import { compileWildcard, parseIp } from '../literals';
 import { type MaybeValue, type Runtime, asArray, asMap, isIp } from './runtime';
-import { type FilterType, isArray } from './types';
 
 export interface CompileOptions {
   /** Values of the lists named with `$name`; a list not given matches nothing. */

@@ -4,16 +4,8 @@
  * literal read by that type. Arrays and maps take no operator: they must be
  * indexed first (`lower(names[*])[*] == "a"`, not `lower(names[*]) == "a"`).
  */
-import type { Comparison, ComparisonOp, Operation, Truth, ValueExpr } from './ast';
-import type { Cursor } from './cursor';
-import { lexInt, lexIntSetItem } from './literals/integers';
-import { lexIpAddress, lexIpSetItem } from './literals/ip';
-import { lexRegex } from './literals/regex';
-import { lexSetOrList } from './literals/sets';
-import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
-import { wildcardProblem } from './literals/wildcard';
-import { lexComparisonOp, operatorAllowed } from './operators';
-import { BOOL_ARRAY, type FilterType, elementType, typeName } from './types';
+import { type Comparison, type ComparisonOp, type Operation, type Truth, type ValueExpr, type Cursor, lexComparisonOp, operatorAllowed, BOOL_ARRAY, type FilterType, elementType, typeName } from '../language';
+import { lexInt, lexIntSetItem, lexIpAddress, lexIpSetItem, lexRegex, lexSetOrList, lexBytesLiteral, lexStringLiteral, wildcardProblem } from '../literals';
 
 function lexWildcard(c: Cursor) {
   const literal = lexStringLiteral(c);

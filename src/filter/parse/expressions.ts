@@ -6,16 +6,10 @@
  * becomes one n-ary node. Function arguments live here too, since an argument
  * may itself be a condition.
  */
-import { type Argument, type Expression, type Logical, type LogicalOp, type Quantifier, isExpression, isLiteral } from './ast';
+import { type Argument, type Expression, type Logical, type LogicalOp, type Quantifier, isExpression, isLiteral, type Cursor, isHexDigit, isIdentifierChar, FilterError, PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot, BOOL_ARRAY, type FilterType, isArray, sameType, typeName } from '../language';
 import { parseComparison } from './comparison';
-import { type Cursor, isHexDigit, isIdentifierChar } from './cursor';
-import { FilterError } from './errors';
-import { lexInt } from './literals/integers';
-import { lexIpAddress } from './literals/ip';
-import { lexBytesLiteral, lexStringLiteral } from './literals/strings';
+import { lexInt, lexIpAddress, lexBytesLiteral, lexStringLiteral } from '../literals';
 import { enterLevel } from './nesting';
-import { PRECEDENCE, lexComparisonOp, lexLogicalOp, lexNot, startsWithNot } from './operators';
-import { BOOL_ARRAY, type FilterType, isArray, sameType, typeName } from './types';
 import { parseValue, peekIdentifier } from './values';
 
 /** Both sides Bool, or both arrays; like the engine, a mismatch is reported where reading stopped, after the right side. */

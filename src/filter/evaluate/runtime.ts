@@ -3,7 +3,7 @@
  * Int as bigint, Bool, IP addresses as family and number, arrays, and maps.
  * `undefined` is a missing value.
  */
-import type { IpValue } from './literals/ip-address';
+import type { IpValue } from '../literals';
 
 export type Runtime = string | bigint | boolean | IpValue | readonly Runtime[] | ReadonlyMap<string, Runtime>;
 export type MaybeValue = Runtime | undefined;

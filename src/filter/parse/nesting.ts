@@ -3,7 +3,7 @@
  * the parser recurses only when it opens one, so the limit also bounds its
  * stack depth (long flat chains like `a or b or c ...` are read in a loop).
  */
-import type { Cursor } from './cursor';
+import type { Cursor } from '../language';
 
 export const MAX_NESTING_DEPTH = 128;
 

@@ -5,15 +5,9 @@
  * inside the brackets, and several `[*]` may follow one another: each one maps
  * over the elements the previous steps produced (the results are flattened).
  */
-import type { FieldRef, IndexStep, ValueExpr } from './ast';
+import { type FieldRef, type IndexStep, type ValueExpr, type Cursor, isIdentifierChar, FilterError, binaryToUtf8Strict, FIELDS, FUNCTIONS, type FilterType, elementType, isArray, isMap, typeName } from '../language';
 import { type ArgumentParser, parseCall } from './calls';
-import { type Cursor, isIdentifierChar } from './cursor';
-import { FilterError } from './errors';
-import { binaryToUtf8Strict } from './bytes';
-import { lexInt } from './literals/integers';
-import { lexStringLiteral } from './literals/strings';
-import { FIELDS, FUNCTIONS } from './scheme';
-import { type FilterType, elementType, isArray, isMap, typeName } from './types';
+import { lexInt, lexStringLiteral } from '../literals';
 
 const MAX_ARRAY_INDEX = 2n ** 32n - 1n;
 

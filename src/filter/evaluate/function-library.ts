@@ -5,10 +5,8 @@
  * so patterns are compiled once per expression rather than per request.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { asciiLower, asciiUpper, binaryToUtf8, utf8ToBinary } from './bytes';
-import { familyBits, formatIp, hostMask } from './literals/ip-address';
-import { compileDialectRegex } from './literals/regex';
-import { compileWildcard } from './literals/wildcard';
+import { asciiLower, asciiUpper, binaryToUtf8, utf8ToBinary } from '../language';
+import { familyBits, formatIp, hostMask, compileDialectRegex, compileWildcard } from '../literals';
 import { type MaybeValue, asArray, asBytes, asInt, asMap, isIp, sameValue } from './runtime';
 
 type Impl = (args: readonly MaybeValue[]) => MaybeValue;

@@ -2,14 +2,9 @@
  * `in`: membership in a literal set or in a named list. Integer ranges and
  * IP networks and ranges are kept as inclusive bounds.
  */
-import type { SetItem, SetLiteral } from './ast';
-import { utf8ToBinary } from './bytes';
-import { Cursor } from './cursor';
-import { FilterError } from './errors';
-import { type IpValue, hostMask, parseIp } from './literals/ip-address';
-import { lexIpSetItem } from './literals/ip';
+import { type SetItem, type SetLiteral, utf8ToBinary, Cursor, FilterError, type FilterType } from '../language';
+import { type IpValue, hostMask, parseIp, lexIpSetItem } from '../literals';
 import { type Runtime, isIp } from './runtime';
-import type { FilterType } from './types';
 
 /** Entries of a list: addresses, networks or ranges for IP lists, numbers for integer lists, strings otherwise. */
 export type ListValues = readonly (string | number | bigint)[];

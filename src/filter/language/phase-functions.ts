@@ -4,8 +4,7 @@
  * platform's validate-expr endpoint does); the platform refuses them in rules
  * of other phases. The table follows the platform's function reference.
  */
-import type { Argument, Expression, FunctionCall, ValueExpr } from './ast';
-import { isExpression, isLiteral } from './ast';
+import { type Argument, type Expression, type FunctionCall, type ValueExpr, isExpression, isLiteral } from './ast';
 import type { Span } from './errors';
 
 /** Rewrite expressions: Transform Rules and dynamic redirects. */

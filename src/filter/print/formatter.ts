@@ -3,10 +3,7 @@
  * literal in the style it was written (quoted, raw or byte string), so that
  * parsing the output gives the same tree apart from source positions.
  */
-import type { Argument, BytesLiteral, Comparison, Expression, RegexLiteral, SetItem, ValueExpr } from './ast';
-import { isExpression } from './ast';
-import { binaryToUtf8Strict, utf8ToBinary } from './bytes';
-import { PRECEDENCE } from './operators';
+import { type Argument, type BytesLiteral, type Comparison, type Expression, type RegexLiteral, type SetItem, type ValueExpr, isExpression, binaryToUtf8Strict, utf8ToBinary, PRECEDENCE } from '../language';
 
 function hexByte(code: number): string {
   return `\\x${code.toString(16).padStart(2, '0')}`;
