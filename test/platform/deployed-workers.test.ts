@@ -149,7 +149,8 @@ const alive = (pid: number) => {
   }
 };
 
-const start = (dataDir: string, env: Record<string, string> = {}) => startPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: dataDir, WORKERS_SECRETS_KEY: SECRETS_KEY, ...env });
+// Every request logged (LOG_LEVEL=info), so that the log can be searched for secret values.
+const start = (dataDir: string, env: Record<string, string> = {}) => startPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: dataDir, WORKERS_SECRETS_KEY: SECRETS_KEY, LOG_LEVEL: 'info', ...env });
 
 /**
  * `wrangler deploy` in a terminal (`script` gives it one), answering its prompts as a user types:
@@ -255,10 +256,11 @@ describe('a worker deployed with wrangler', () => {
     expect(again).toEqual(before);
     // The error is in the platform's log, tagged with the script (in the request's line, and in
     // the worker's own line of its uncaught exception); never in the answer.
-    const lines = () => platform.stdout().split('\n').filter((entry) => entry.startsWith('{')).map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    // Whole lines only: the log is written as it goes, and the last line may be on its way.
+    const lines = () => platform.stdout().split('\n').slice(0, -1).filter((entry) => entry.startsWith('{')).map((entry) => JSON.parse(entry) as Record<string, unknown>);
     await expect.poll(() => lines().find((entry) => entry.path === '/throw'), { timeout: 2000 }).toMatchObject({ host, status: 500, kind: 'worker', script: 'failing', result: 'exception', code: 1101 });
     await expect.poll(() => lines().some((entry) => entry.script === 'failing' && JSON.stringify(entry).includes('TypeError: boom-in-the-failing-worker')), { timeout: 2000 }).toBe(true);
-    expect(lines().find((entry) => entry.path === '/hang')).toMatchObject({ host, status: 500, script: 'failing', result: 'exception', code: 1101 });
+    await expect.poll(() => lines().find((entry) => entry.path === '/hang'), { timeout: 2000 }).toMatchObject({ host, status: 500, script: 'failing', result: 'exception', code: 1101 });
     expect((await edgeGet(platform, host)).body).toBe('failing is fine');
     await deploy(platform, dir, ['delete']);
   });
@@ -284,6 +286,10 @@ describe('a worker deployed with wrangler', () => {
     const runtimes = workerdProcesses(platform.child.pid!);
     expect(runtimes.length).toBeGreaterThanOrEqual(1);
     expect(await platform.stop()).toBe(0);
+    // No secret value in anything the platform logged, every request of this file included.
+    const logged = platform.stdout() + platform.stderr();
+    expect(logged).toContain('"msg":"edge request"');
+    for (const value of ['s3cr3t', 'kept-secret']) expect(logged).not.toContain(value);
     await expect.poll(() => runtimes.filter(alive), { timeout: 5000 }).toEqual([]);
 
     platform = await start(path.join(work, 'data'));
