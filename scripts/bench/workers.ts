@@ -70,7 +70,8 @@ function cpuMicros(pids: number[]): Map<string, number> | undefined {
   for (const pid of pids) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      // Node names its process after its main thread.
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')).replace(/^MainThread$/, 'node');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       byName.set(name, (byName.get(name) ?? 0) + ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS);
     } catch {
