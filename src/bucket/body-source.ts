@@ -1,5 +1,4 @@
-import { entityTooLarge, type BucketAction } from './errors';
-import { describe } from './keys';
+import { entityTooLarge, type BucketAction, describe } from './shared';
 import { streamLength, UNKNOWN_LENGTH_MESSAGE } from './known-length';
 
 /**

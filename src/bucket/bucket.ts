@@ -23,16 +23,24 @@ import type {
 } from './contract';
 import type { ObjectBytes, ObjectRecord, StorageEngine } from './engine';
 import { newDigest, type ChecksumClaim, type FlexibleChecksum, type UploadChecksum } from './flexible-checksums';
-import { newVersion } from './ids';
+import {
+  newVersion,
+  describe,
+  requireKey,
+  noSuchPart,
+  storing,
+  parseCustomMetadata,
+  parseHttpMetadata,
+  parseRange,
+  reportedRange,
+  resolveRange,
+  type ByteRange,
+} from './shared';
 import type { StoredPart, UploadInProgress } from './inventory';
-import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
-import { noSuchPart, storing } from './errors';
-import { parseCustomMetadata, parseHttpMetadata } from './metadata';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry } from './object-expiry';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
-import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
 import { checkBeforeReceiving, receiving } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';

@@ -2,8 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { Checksums, HexChecksums, PutOptions } from './contract';
 import type { RecordChecksums } from './engine';
 import type { FlexibleChecksum } from './flexible-checksums';
-import { badDigest } from './errors';
-import { describe } from './keys';
+import { badDigest, describe } from './shared';
 
 export type HashField = keyof HexChecksums;
 

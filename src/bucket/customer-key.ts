@@ -9,8 +9,7 @@
  */
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { CustomerKeyCheck } from './engine';
-import { customerKeyRefusal, type BucketAction } from './errors';
-import { describe } from './keys';
+import { customerKeyRefusal, type BucketAction, describe } from './shared';
 
 /** AES-256 keys are 32 bytes. */
 export const CUSTOMER_KEY_BYTES = 32;

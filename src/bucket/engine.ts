@@ -5,8 +5,7 @@
  */
 import type { HexChecksums } from './contract';
 import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
-import type { StoredHttpMetadata } from './metadata';
-import type { ByteRange } from './range';
+import type { StoredHttpMetadata, ByteRange } from './shared';
 
 /** An object's metadata as engines keep it. */
 export interface ObjectRecord {

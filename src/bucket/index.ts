@@ -83,7 +83,7 @@ export {
   StorageDeletedError,
   type BucketAction,
   type CustomerKeyReason,
-} from './errors';
+} from './shared';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export { byteSource, fixed as bytesInMemory, type ByteSource } from './body-source';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';

@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import type { ListResult } from './contract';
 import type { ObjectRecord, PageBuilder } from './engine';
-import { invalidMaxKeys } from './errors';
-import { describe, keyAfter, keyAfterPrefix, maxKey } from './keys';
-import { MAX_LIST_LIMIT, MAX_LIST_PAGE_BYTES } from './limits';
+import {
+  invalidMaxKeys,
+  describe,
+  keyAfter,
+  keyAfterPrefix,
+  maxKey,
+  MAX_LIST_LIMIT,
+  MAX_LIST_PAGE_BYTES,
+} from './shared';
 import { StoredObjectResult } from './stored-object';
 
 /** A list call, checked and reduced to one shape. */

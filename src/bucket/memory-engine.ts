@@ -13,8 +13,7 @@ import {
   type UploadState,
   type UploadStatus,
 } from './engine';
-import { compareKeys } from './keys';
-import type { ByteRange } from './range';
+import { compareKeys, type ByteRange } from './shared';
 import { SortedKeys } from './sorted-keys';
 
 class MemoryBody implements StagedBody {

@@ -3,9 +3,8 @@ import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
 import type { SegmentSealer } from './ctr-cipher';
 import type { WriteBody } from './engine';
-import { entityTooLarge, type BucketAction } from './errors';
+import { entityTooLarge, type BucketAction, MAX_PUT_BYTES } from './shared';
 import type { Digest } from './flexible-checksums';
-import { MAX_PUT_BYTES } from './limits';
 
 /**
  * Runs a check before any byte is read, so a doomed body is never received. A failed check or

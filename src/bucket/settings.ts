@@ -1,7 +1,5 @@
-import type { BucketAction } from './errors';
+import { type BucketAction, describe, DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './shared';
 import { defaultLifecycle, type LifecycleSource } from './lifecycle';
-import { describe } from './keys';
-import { DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './limits';
 
 /** Options of a bucket runtime. */
 export interface RuntimeOptions {

@@ -15,12 +15,21 @@ import {
   type UploadChecksum,
 } from './flexible-checksums';
 import type { CompleteOptions } from './owner-calls';
-import { ChecksumRuleError, noSuchUpload, storing, unknownUpload } from './errors';
-import { newUploadId, newVersion } from './ids';
+import {
+  ChecksumRuleError,
+  noSuchUpload,
+  storing,
+  unknownUpload,
+  newUploadId,
+  newVersion,
+  describe,
+  requireKey,
+  parseCustomMetadata,
+  parseHttpMetadata,
+  toHttpMetadata,
+} from './shared';
 import type { StoredPart, UploadInProgress } from './inventory';
-import { describe, requireKey } from './keys';
 import { lifecyclePolicy } from './lifecycle';
-import { parseCustomMetadata, parseHttpMetadata, toHttpMetadata } from './metadata';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 import { checkBeforeReceiving, receiving } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';

@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { createBucket, MemoryEngine } from '../../src/bucket';
 import { metered } from '../../src/bucket/body-source';
 import { StreamHasher } from '../../src/bucket/checksums';
-import { compareKeys, keyAfter, keyAfterPrefix } from '../../src/bucket/keys';
+import { compareKeys, keyAfter, keyAfterPrefix } from '../../src/bucket/shared/keys';
 import { md5 } from './engines';
 
 const utf8 = (text: string) => Buffer.from(text, 'utf8');

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { ChunkSource } from '../engine';
-import type { ByteRange } from '../range';
+import type { ByteRange } from '../shared';
 
 const open = promisify(fs.open);
 const close = promisify(fs.close);

@@ -29,8 +29,7 @@ import {
   type UploadState,
   type UploadStatus,
 } from '../engine';
-import { StorageDeletedError } from '../errors';
-import type { ByteRange } from '../range';
+import { StorageDeletedError, type ByteRange } from '../shared';
 import { openDiskSnapshot } from './snapshot';
 import { WriteQueue, type WriteStep } from './write-queue';
 

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type pg from 'pg';
 import type { ChunkSource } from '../engine';
-import type { ByteRange } from '../range';
+import type { ByteRange } from '../shared';
 import { chunkRowStart, COPY_HEADER, COPY_TRAILER, RowRangeReceiver } from './copy-format';
 import type { BucketDatabase } from './database';
 import { beginStaging, readChunks, renewBodies, writeChunks } from './statements';

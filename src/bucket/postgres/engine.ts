@@ -14,9 +14,8 @@ import {
   type UploadState,
   type UploadStatus,
 } from '../engine';
-import { StorageDeletedError } from '../errors';
+import { StorageDeletedError, type ByteRange } from '../shared';
 import { encryptionColumn } from '../object-columns';
-import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
 import { SameTick } from './same-tick';

@@ -1,4 +1,4 @@
-import type { HttpMetadata } from './contract';
+import type { HttpMetadata } from '../contract';
 import { metadataTooLarge, type BucketAction } from './errors';
 import { describe } from './keys';
 import { MAX_CUSTOM_METADATA_BYTES } from './limits';

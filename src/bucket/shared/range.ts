@@ -1,4 +1,4 @@
-import type { Range } from './contract';
+import type { Range } from '../contract';
 import { invalidRange } from './errors';
 import { describe } from './keys';
 
