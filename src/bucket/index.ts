@@ -88,7 +88,7 @@ export { declareStreamLength, FixedLengthStream, streamLength } from './known-le
 export { byteSource, fixed as bytesInMemory, type ByteSource } from './body-source';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
-export { MemoryEngine } from './memory-engine';
+export { MemoryEngine } from './engine';
 export {
   CHECKSUM_ALGORITHMS,
   hashDigest,

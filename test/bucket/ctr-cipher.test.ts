@@ -5,7 +5,7 @@
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { openBytes, type CipherSegment } from '../../src/bucket/ctr-cipher';
-import type { ChunkSource } from '../../src/bucket/engine';
+import type { ChunkSource } from '../../src/bucket/engine/engine';
 
 const raw = randomBytes(32);
 const key = createSecretKey(raw);

@@ -1,19 +1,7 @@
 import Database from 'better-sqlite3';
-import { encryptionColumn, recordFromColumns } from '../object-columns';
-import fs from 'node:fs';
-import { join } from 'node:path';
-import { BlobFiles, type Segment } from './blobs';
 import {
-  prepareStatements,
-  migrateSchema,
-  type BodyRow,
-  type ObjectColumns,
-  type ObjectRow,
-  toPart,
-  type Statements,
-  type UploadRow,
-} from './schema';
-import {
+  encryptionColumn,
+  recordFromColumns,
   answerPage,
   type Assemble,
   type EngineSnapshot,
@@ -29,6 +17,19 @@ import {
   type UploadState,
   type UploadStatus,
 } from '../engine';
+import fs from 'node:fs';
+import { join } from 'node:path';
+import { BlobFiles, type Segment } from './blobs';
+import {
+  prepareStatements,
+  migrateSchema,
+  type BodyRow,
+  type ObjectColumns,
+  type ObjectRow,
+  toPart,
+  type Statements,
+  type UploadRow,
+} from './schema';
 import { StorageDeletedError, type ByteRange } from '../shared';
 import { openDiskSnapshot } from './snapshot';
 import { WriteQueue, type WriteStep } from './write-queue';

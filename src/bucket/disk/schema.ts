@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { PartRecord } from '../engine';
-import type { ObjectColumns } from '../object-columns';
+import type { PartRecord, ObjectColumns } from '../engine';
 
 /**
  * The deletion mark: one row once the bucket was deleted (see `DiskEngine.removeIfEmpty`). Every
@@ -105,7 +104,7 @@ export function migrateSchema(db: Database.Database, location: string): void {
 }
 
 /** The metadata columns of an object, in `OBJECT_COLUMNS` order (read as arrays: faster). */
-export type { ObjectColumns } from '../object-columns';
+export type { ObjectColumns } from '../engine';
 
 export interface ObjectRow {
   key: Buffer;

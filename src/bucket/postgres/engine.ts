@@ -13,9 +13,9 @@ import {
   type UploadRecord,
   type UploadState,
   type UploadStatus,
+  encryptionColumn,
 } from '../engine';
 import { StorageDeletedError, type ByteRange } from '../shared';
-import { encryptionColumn } from '../object-columns';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
 import { SameTick } from './same-tick';

@@ -2,7 +2,7 @@
 import type { PartRecord, UploadRecord } from '../engine';
 import type { PartColumns, UploadColumns } from './statements';
 
-export { recordFromColumns as toRecord } from '../object-columns';
+export { recordFromColumns as toRecord } from '../engine';
 
 export function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum, encryption]: readonly [
   ...UploadColumns,

@@ -24,7 +24,7 @@ const STORAGE_DELETED = `exists (select 1 from ${DELETED} where storage = $1)`;
 /** An object's metadata columns, read as arrays in this order (see `ObjectColumns`). */
 const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption';
 
-export type { ObjectColumns } from '../object-columns';
+export type { ObjectColumns } from '../engine';
 
 /** Where an object's body is: small bytes, or bodies of chunks in order with their sizes. */
 export type BodyColumns = [smallBody: Buffer | null, bodies: number[] | null, bodySizes: number[] | null];

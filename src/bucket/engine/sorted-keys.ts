@@ -1,4 +1,4 @@
-import { compareKeys } from './shared';
+import { compareKeys } from '../shared';
 
 /**
  * Keys in listing order for an in-memory store. New keys wait in a pending list and are merged

@@ -13,7 +13,7 @@ import {
   type UploadState,
   type UploadStatus,
 } from './engine';
-import { compareKeys, type ByteRange } from './shared';
+import { compareKeys, type ByteRange } from '../shared';
 import { SortedKeys } from './sorted-keys';
 
 class MemoryBody implements StagedBody {

@@ -3,9 +3,9 @@
  * Engines know nothing of the binding's rules (conditions, ranges, limits, errors); the runtime
  * passes them decisions to take inside their atomic steps.
  */
-import type { HexChecksums } from './contract';
-import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from './flexible-checksums';
-import type { StoredHttpMetadata, ByteRange } from './shared';
+import type { HexChecksums } from '../contract';
+import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from '../flexible-checksums';
+import type { StoredHttpMetadata, ByteRange } from '../shared';
 
 /** An object's metadata as engines keep it. */
 export interface ObjectRecord {
