@@ -2,8 +2,15 @@ import type { KeyObject } from 'node:crypto';
 import { byteSource, type ByteSource } from './body-source';
 import { parseExpectedHash, StoredChecksums } from './checksums';
 import { conditionHolds, parseCondition } from './conditional';
-import { newCustomerKey, parseCustomerKey, requireMatchingKey } from './customer-key';
-import { openBytes, SegmentSealer, segmentsOf, type CipherSegment } from './ctr-cipher';
+import {
+  newCustomerKey,
+  parseCustomerKey,
+  requireMatchingKey,
+  openBytes,
+  SegmentSealer,
+  segmentsOf,
+  type CipherSegment,
+} from './customer-keys';
 import type {
   Bucket,
   GetOptions,

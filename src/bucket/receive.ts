@@ -1,7 +1,7 @@
 import { metered, type ByteSource } from './body-source';
 import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
-import type { SegmentSealer } from './ctr-cipher';
+import type { SegmentSealer } from './customer-keys';
 import type { WriteBody } from './engine';
 import { entityTooLarge, type BucketAction, MAX_PUT_BYTES } from './shared';
 import type { Digest } from './flexible-checksums';

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import { byteSource } from './body-source';
 import { conditionHolds, parseCondition } from './conditional';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from './contract';
-import { newCustomerKey, parseCustomerKey, requireMatchingKey } from './customer-key';
-import { SegmentSealer } from './ctr-cipher';
+import { newCustomerKey, parseCustomerKey, requireMatchingKey, SegmentSealer } from './customer-keys';
 import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
 import {
   checkNamedPartChecksums,

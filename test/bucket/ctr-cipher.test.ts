@@ -4,7 +4,7 @@
 // source read in chunks that do not fall on blocks.
 import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { openBytes, type CipherSegment } from '../../src/bucket/ctr-cipher';
+import { openBytes, type CipherSegment } from '../../src/bucket/customer-keys/ctr-cipher';
 import type { ChunkSource } from '../../src/bucket/engine/engine';
 
 const raw = randomBytes(32);

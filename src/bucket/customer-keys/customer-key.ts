@@ -8,8 +8,8 @@
  * returned.
  */
 import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { CustomerKeyCheck } from './engine';
-import { customerKeyRefusal, type BucketAction, describe } from './shared';
+import type { CustomerKeyCheck } from '../engine';
+import { customerKeyRefusal, type BucketAction, describe } from '../shared';
 
 /** AES-256 keys are 32 bytes. */
 export const CUSTOMER_KEY_BYTES = 32;

@@ -13,7 +13,7 @@
  */
 import { createCipheriv, createHmac, randomBytes, type Cipheriv, type Hmac, type KeyObject } from 'node:crypto';
 import type { SegmentKeys } from './customer-key';
-import type { ChunkSource, ObjectBytes, ObjectEncryption } from './engine';
+import type { ChunkSource, ObjectBytes, ObjectEncryption } from '../engine';
 
 const BLOCK = 16;
 
