@@ -46,10 +46,9 @@ import {
 import type { StoredPart, UploadInProgress } from './inventory';
 import { buildPage, emptyPage, parseListOptions } from './list';
 import { requirePartNumber } from './multipart';
-import { ObjectExpiry } from './object-expiry';
+import { ObjectExpiry, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 import { checkBeforeReceiving, receiving } from './receive';
-import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
 import { UploadOperations } from './uploads';
 

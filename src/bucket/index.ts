@@ -63,7 +63,7 @@
  */
 export type * from './contract';
 export * from './catalogue';
-export { corsRulesProblem, matchCorsRule, type CorsMethod, type CorsRule } from './cors';
+export { corsRulesProblem, matchCorsRule, type CorsMethod, type CorsRule } from './settings';
 export {
   DEFAULT_LIFECYCLE_RULES,
   lifecyclePolicy,
@@ -73,7 +73,7 @@ export {
   type LifecycleRule,
   type LifecycleSource,
   type S3RuleForm,
-} from './lifecycle';
+} from './settings';
 export {
   BucketError,
   ChecksumRuleError,

@@ -28,10 +28,9 @@ import {
   toHttpMetadata,
 } from './shared';
 import type { StoredPart, UploadInProgress } from './inventory';
-import { lifecyclePolicy } from './lifecycle';
+import { lifecyclePolicy, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 import { checkBeforeReceiving, receiving } from './receive';
-import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectResult } from './stored-object';
 
 /** Multipart uploads: creation, parts, completion and abort, with the lifecycle's expiry (7 days by default). */

@@ -4,11 +4,9 @@
  * `npm run bucket`. Rules live here (names, defaults, jurisdictions, filtering, paging); where
  * the buckets are kept is the storage's business (`storage.ts`).
  */
-import type { CorsRule } from '../cors';
-import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
+import { type CorsRule, DEFAULT_LIFECYCLE_RULES, type LifecycleRule, type RuntimeOptions } from '../settings';
 import type { StorageEngine } from '../engine';
 import { createBucket, type OpenBucket } from '../open';
-import type { RuntimeOptions } from '../settings';
 import { DirectoryStorage } from './directory-storage';
 import type {
   BucketJurisdiction,

@@ -10,9 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
-import type { CorsRule } from '../cors';
+import { type CorsRule, DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../settings';
 import { DiskEngine } from '../disk/engine';
-import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
 import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
 
 const INFO_FILE = 'bucket.json';

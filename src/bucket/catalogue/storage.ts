@@ -6,9 +6,8 @@
  * its effect visible to other processes at once; the catalogue above it owns the rules (names,
  * defaults, jurisdictions, filtering and paging).
  */
-import type { CorsRule } from '../cors';
+import type { CorsRule, LifecycleRule } from '../settings';
 import type { StorageEngine } from '../engine';
-import type { LifecycleRule } from '../lifecycle';
 
 export type BucketLocation = 'apac' | 'eeur' | 'enam' | 'weur' | 'wnam' | 'oc';
 export type BucketJurisdiction = 'default' | 'eu' | 'fedramp';

@@ -5,9 +5,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { BucketRecord, BucketSettingsPatch, CatalogueStorage } from '../catalogue/storage';
-import type { CorsRule } from '../cors';
+import { type CorsRule, DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../settings';
 import type { StorageEngine } from '../engine';
-import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
 import type { PostgresBuckets } from './buckets';
 import { statement, type BucketDatabase } from './database';
 import { databaseOf } from './opened';

@@ -1,4 +1,4 @@
-import { type BucketAction, describe, DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from './shared';
+import { type BucketAction, describe, DEFAULT_MIN_PART_BYTES, MAX_PUT_BYTES } from '../shared';
 import { defaultLifecycle, type LifecycleSource } from './lifecycle';
 
 /** Options of a bucket runtime. */

@@ -4,7 +4,7 @@
  * most once a minute (by its clock), so a busy bucket pays a scan a minute, not one per call; on
  * storage shared by several processes (PostgreSQL), one of them looks each minute.
  */
-import type { ObjectRecord, PageBuilder, StorageEngine } from './engine';
+import type { ObjectRecord, PageBuilder, StorageEngine } from '../engine';
 import { lifecyclePolicy } from './lifecycle';
 import type { RuntimeSettings } from './settings';
 
