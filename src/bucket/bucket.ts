@@ -1,7 +1,16 @@
 import type { KeyObject } from 'node:crypto';
-import { byteSource, type ByteSource } from './body-source';
-import { parseExpectedHash, StoredChecksums } from './checksums';
-import { conditionHolds, parseCondition } from './conditional';
+import {
+  byteSource,
+  type ByteSource,
+  parseExpectedHash,
+  StoredChecksums,
+  conditionHolds,
+  parseCondition,
+  checkBeforeReceiving,
+  receiving,
+  StoredObjectBodyResult,
+  StoredObjectResult,
+} from './objects';
 import {
   newCustomerKey,
   parseCustomerKey,
@@ -48,8 +57,6 @@ import { buildPage, emptyPage, parseListOptions } from './list';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
-import { checkBeforeReceiving, receiving } from './receive';
-import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
 import { UploadOperations } from './uploads';
 
 /** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */

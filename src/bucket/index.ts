@@ -84,8 +84,8 @@ export {
   type BucketAction,
   type CustomerKeyReason,
 } from './shared';
-export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
-export { byteSource, fixed as bytesInMemory, type ByteSource } from './body-source';
+export { declareStreamLength, FixedLengthStream, streamLength } from './objects';
+export { byteSource, fixed as bytesInMemory, type ByteSource } from './objects';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './engine';

@@ -10,7 +10,7 @@ import {
   MAX_LIST_LIMIT,
   MAX_LIST_PAGE_BYTES,
 } from './shared';
-import { StoredObjectResult } from './stored-object';
+import { StoredObjectResult } from './objects';
 
 /** A list call, checked and reduced to one shape. */
 export interface ListRequest {

@@ -2,7 +2,7 @@
  * What the platform's S3-compatible interface can do with a bucket that the binding cannot. Not
  * part of the binding contract; a second front door such as the S3 endpoint uses it.
  */
-import type { ByteSource } from './body-source';
+import type { ByteSource } from './objects';
 import type {
   CustomerKey,
   GetOptions,

@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
-import { byteSource } from './body-source';
-import { conditionHolds, parseCondition } from './conditional';
+import {
+  byteSource,
+  conditionHolds,
+  parseCondition,
+  checkBeforeReceiving,
+  receiving,
+  StoredObjectResult,
+} from './objects';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from './contract';
 import { newCustomerKey, parseCustomerKey, requireMatchingKey, SegmentSealer } from './customer-keys';
 import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
@@ -30,8 +36,6 @@ import {
 import type { StoredPart, UploadInProgress } from './inventory';
 import { lifecyclePolicy, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
-import { checkBeforeReceiving, receiving } from './receive';
-import { StoredObjectResult } from './stored-object';
 
 /** Multipart uploads: creation, parts, completion and abort, with the lifecycle's expiry (7 days by default). */
 export class UploadOperations {

@@ -2,8 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { createBucket, MemoryEngine } from '../../src/bucket';
-import { metered } from '../../src/bucket/body-source';
-import { StreamHasher } from '../../src/bucket/checksums';
+import { metered } from '../../src/bucket/objects/body-source';
+import { StreamHasher } from '../../src/bucket/objects/checksums';
 import { compareKeys, keyAfter, keyAfterPrefix } from '../../src/bucket/shared/keys';
 import { md5 } from './engines';
 

@@ -1,5 +1,5 @@
-import type { Conditional } from './contract';
-import { describe, conditionalHeaderRefusal } from './shared';
+import type { Conditional } from '../contract';
+import { describe, conditionalHeaderRefusal } from '../shared';
 
 /** One entry of an RFC 7232 entity-tag list. */
 type EtagPattern = { kind: 'any' } | { kind: 'strong' | 'weak'; value: string };

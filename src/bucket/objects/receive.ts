@@ -1,10 +1,10 @@
 import { metered, type ByteSource } from './body-source';
 import { StreamHasher, type ExpectedHash } from './checksums';
-import type { HexChecksums } from './contract';
-import type { SegmentSealer } from './customer-keys';
-import type { WriteBody } from './engine';
-import { entityTooLarge, type BucketAction, MAX_PUT_BYTES } from './shared';
-import type { Digest } from './flexible-checksums';
+import type { HexChecksums } from '../contract';
+import type { SegmentSealer } from '../customer-keys';
+import type { WriteBody } from '../engine';
+import { entityTooLarge, type BucketAction, MAX_PUT_BYTES } from '../shared';
+import type { Digest } from '../flexible-checksums';
 
 /**
  * Runs a check before any byte is read, so a doomed body is never received. A failed check or

@@ -1,8 +1,8 @@
 import { StoredChecksums } from './checksums';
-import type { Checksums, HttpMetadata, Range, StoredObject, StoredObjectBody } from './contract';
-import type { ChunkSource, ObjectBytes, ObjectRecord } from './engine';
+import type { Checksums, HttpMetadata, Range, StoredObject, StoredObjectBody } from '../contract';
+import type { ChunkSource, ObjectBytes, ObjectRecord } from '../engine';
 import { declareStreamLength } from './known-length';
-import { toHttpMetadata, writeHttpHeaders, type StoredHttpMetadata } from './shared';
+import { toHttpMetadata, writeHttpHeaders, type StoredHttpMetadata } from '../shared';
 
 /** Which parts of a record a result shows. */
 export interface ObjectView {

@@ -1,4 +1,4 @@
-import { entityTooLarge, type BucketAction, describe } from './shared';
+import { entityTooLarge, type BucketAction, describe } from '../shared';
 import { streamLength, UNKNOWN_LENGTH_MESSAGE } from './known-length';
 
 /**
