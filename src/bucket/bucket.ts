@@ -38,7 +38,7 @@ import type {
   UploadedPart,
 } from './contract';
 import type { ObjectBytes, ObjectRecord, StorageEngine } from './engine';
-import { newDigest, type ChecksumClaim, type FlexibleChecksum, type UploadChecksum } from './flexible-checksums';
+import { newDigest, type ChecksumClaim, type FlexibleChecksum, type UploadChecksum } from './checksums';
 import {
   newVersion,
   describe,

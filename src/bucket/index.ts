@@ -103,7 +103,7 @@ export {
   type FlexibleChecksum,
   type NamedPartChecksums,
   type UploadChecksum,
-} from './flexible-checksums';
+} from './checksums';
 export { openPostgresBuckets, type PostgresBuckets, type PostgresBucketsOptions, type PostgresPool } from './postgres/buckets';
 export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';

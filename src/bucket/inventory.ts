@@ -5,7 +5,7 @@
  * them.
  */
 import type { HttpMetadata } from './contract';
-import type { ChecksumAlgorithm, UploadChecksum } from './flexible-checksums';
+import type { ChecksumAlgorithm, UploadChecksum } from './checksums';
 
 /** An upload in progress. */
 export interface UploadInProgress {

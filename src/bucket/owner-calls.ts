@@ -23,7 +23,7 @@ import type {
   FlexibleChecksum,
   NamedPartChecksums,
   UploadChecksum,
-} from './flexible-checksums';
+} from './checksums';
 import type { UploadInventory } from './inventory';
 
 /** Part `partNumber` of an object, and how many parts it was uploaded in. */

@@ -18,7 +18,7 @@ import {
   type ChecksumAlgorithm,
   type ChecksumClaim,
   type UploadChecksum,
-} from './flexible-checksums';
+} from './checksums';
 import type { CompleteOptions } from './owner-calls';
 import {
   ChecksumRuleError,

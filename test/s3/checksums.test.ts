@@ -18,7 +18,7 @@ import {
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, test } from 'vitest';
-import { combineCrcs } from '../../src/bucket/crc';
+import { combineCrcs } from '../../src/bucket/checksums/crc';
 import { newDigest } from '../../src/bucket';
 import { rawFetch } from './raw-requests';
 import { MIN_PART, s3Failure, startEndpoint, type Endpoint } from './support';

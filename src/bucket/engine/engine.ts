@@ -4,7 +4,7 @@
  * passes them decisions to take inside their atomic steps.
  */
 import type { HexChecksums } from '../contract';
-import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from '../flexible-checksums';
+import type { ChecksumAlgorithm, FlexibleChecksum, UploadChecksum } from '../checksums';
 import type { StoredHttpMetadata, ByteRange } from '../shared';
 
 /** An object's metadata as engines keep it. */

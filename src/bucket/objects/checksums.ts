@@ -1,7 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Checksums, HexChecksums, PutOptions } from '../contract';
 import type { RecordChecksums } from '../engine';
-import type { FlexibleChecksum } from '../flexible-checksums';
+import type { FlexibleChecksum } from '../checksums';
 import { badDigest, describe } from '../shared';
 
 export type HashField = keyof HexChecksums;

@@ -4,7 +4,7 @@ import type { HexChecksums } from '../contract';
 import type { SegmentSealer } from '../customer-keys';
 import type { WriteBody } from '../engine';
 import { entityTooLarge, type BucketAction, MAX_PUT_BYTES } from '../shared';
-import type { Digest } from '../flexible-checksums';
+import type { Digest } from '../checksums';
 
 /**
  * Runs a check before any byte is read, so a doomed body is never received. A failed check or

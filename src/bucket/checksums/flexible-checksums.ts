@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 import { combineCrcs, Crc64Nvme, crc32c } from './crc';
-import { BucketError, ChecksumRuleError, ErrorCode } from './shared';
+import { BucketError, ChecksumRuleError, ErrorCode } from '../shared';
 
 export const CHECKSUM_ALGORITHMS = ['crc32', 'crc32c', 'crc64nvme', 'sha1', 'sha256'] as const;
 export type ChecksumAlgorithm = (typeof CHECKSUM_ALGORITHMS)[number];
