@@ -52,8 +52,7 @@ import {
   resolveRange,
   type ByteRange,
 } from './shared';
-import type { StoredPart, UploadInProgress } from './inventory';
-import { buildPage, emptyPage, parseListOptions } from './list';
+import { type StoredPart, type UploadInProgress, buildPage, emptyPage, parseListOptions } from './listing';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';

@@ -86,7 +86,7 @@ export {
 } from './shared';
 export { declareStreamLength, FixedLengthStream, streamLength } from './objects';
 export { byteSource, fixed as bytesInMemory, type ByteSource } from './objects';
-export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
+export type { StoredPart, UploadInProgress, UploadInventory } from './listing';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './engine';
 export {

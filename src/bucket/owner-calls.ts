@@ -24,7 +24,7 @@ import type {
   NamedPartChecksums,
   UploadChecksum,
 } from './checksums';
-import type { UploadInventory } from './inventory';
+import type { UploadInventory } from './listing';
 
 /** Part `partNumber` of an object, and how many parts it was uploaded in. */
 export interface PartRead {

@@ -33,7 +33,7 @@ import {
   parseHttpMetadata,
   toHttpMetadata,
 } from './shared';
-import type { StoredPart, UploadInProgress } from './inventory';
+import type { StoredPart, UploadInProgress } from './listing';
 import { lifecyclePolicy, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 

@@ -4,8 +4,8 @@
  * they are not part of the binding contract; a second front door such as the S3 endpoint uses
  * them.
  */
-import type { HttpMetadata } from './contract';
-import type { ChecksumAlgorithm, UploadChecksum } from './checksums';
+import type { HttpMetadata } from '../contract';
+import type { ChecksumAlgorithm, UploadChecksum } from '../checksums';
 
 /** An upload in progress. */
 export interface UploadInProgress {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { ListResult } from './contract';
-import type { ObjectRecord, PageBuilder } from './engine';
+import type { ListResult } from '../contract';
+import type { ObjectRecord, PageBuilder } from '../engine';
 import {
   invalidMaxKeys,
   describe,
@@ -9,8 +9,8 @@ import {
   maxKey,
   MAX_LIST_LIMIT,
   MAX_LIST_PAGE_BYTES,
-} from './shared';
-import { StoredObjectResult } from './objects';
+} from '../shared';
+import { StoredObjectResult } from '../objects';
 
 /** A list call, checked and reduced to one shape. */
 export interface ListRequest {
