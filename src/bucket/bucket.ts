@@ -53,10 +53,9 @@ import {
   type ByteRange,
 } from './shared';
 import { type StoredPart, type UploadInProgress, buildPage, emptyPage, parseListOptions } from './listing';
-import { requirePartNumber } from './multipart';
+import { requirePartNumber, UploadOperations } from './multipart';
 import { ObjectExpiry, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
-import { UploadOperations } from './uploads';
 
 /** The bucket binding over a storage engine: the contract's rules live here, storage in the engine. */
 export class BucketRuntime implements Bucket, OwnerCalls {

@@ -6,10 +6,10 @@ import {
   checkBeforeReceiving,
   receiving,
   StoredObjectResult,
-} from './objects';
-import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from './contract';
-import { newCustomerKey, parseCustomerKey, requireMatchingKey, SegmentSealer } from './customer-keys';
-import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
+} from '../objects';
+import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from '../contract';
+import { newCustomerKey, parseCustomerKey, requireMatchingKey, SegmentSealer } from '../customer-keys';
+import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from '../engine';
 import {
   checkNamedPartChecksums,
   multipartChecksum,
@@ -18,8 +18,8 @@ import {
   type ChecksumAlgorithm,
   type ChecksumClaim,
   type UploadChecksum,
-} from './checksums';
-import type { CompleteOptions } from './owner-calls';
+} from '../checksums';
+import type { CompleteOptions } from '../owner-calls';
 import {
   ChecksumRuleError,
   noSuchUpload,
@@ -32,9 +32,9 @@ import {
   parseCustomMetadata,
   parseHttpMetadata,
   toHttpMetadata,
-} from './shared';
-import type { StoredPart, UploadInProgress } from './listing';
-import { lifecyclePolicy, requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
+} from '../shared';
+import type { StoredPart, UploadInProgress } from '../listing';
+import { lifecyclePolicy, requireOptions, requireStorageClass, type RuntimeSettings } from '../settings';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
 
 /** Multipart uploads: creation, parts, completion and abort, with the lifecycle's expiry (7 days by default). */

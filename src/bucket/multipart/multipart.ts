@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { UploadedPart } from './contract';
-import type { PartRecord } from './engine';
-import { badUpload, duplicatePart, entityTooSmall, invalidPart, describe, MAX_PART_NUMBER } from './shared';
+import type { UploadedPart } from '../contract';
+import type { PartRecord } from '../engine';
+import { badUpload, duplicatePart, entityTooSmall, invalidPart, describe, MAX_PART_NUMBER } from '../shared';
 
 export function requirePartNumber(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_PART_NUMBER) {
