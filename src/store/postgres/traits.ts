@@ -2,7 +2,8 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import { sequenceCounters } from '../counters';
 import type { EngineTraits } from '../engine-traits';
-import { InvalidInputError, StoreBusyError } from '../errors';
+import { isPostgresFull, isPostgresUnreachable, unreachableReason } from '../../postgres-outages';
+import { InvalidInputError, StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */
 const UNIQUE_VIOLATION = '23505';
@@ -45,6 +46,8 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
           // PostgreSQL text cannot hold U+0000; SQLite can, so this is the one input only one engine refuses.
           return new InvalidInputError('text cannot contain the NUL character (U+0000)', { cause: error });
       }
+      if (isPostgresUnreachable(error)) return new StoreUnavailableError(location, unreachableReason(error), { cause: error });
+      if (isPostgresFull(error)) return new StoreFullError(location, 'the database server has no space left on its disk', { cause: error });
       if (error instanceof Error && error.message === POOL_EXHAUSTED_MESSAGE) {
         return new StoreBusyError(
           `database ${location}: all ${limits.maxConnections} connections stayed busy for more than ${limits.connectionTimeoutMs} ms`,

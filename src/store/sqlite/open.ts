@@ -2,6 +2,7 @@ import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import { healthOf } from '../../storage-health';
 import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
@@ -51,7 +52,19 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   }
   const path = filename === ':memory:' ? null : realpathSync(filename);
   const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: withStatementCache(database) }, path) });
-  return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
+  const store = await openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
+  if (path === null) return store;
+  // After a read or write failed on the file (an I/O error): found again once it reads.
+  const stopProbing = healthOf(filename).addProbe(async () => {
+    database.prepare('select count(*) from sqlite_master').get();
+  });
+  return {
+    ...store,
+    close: async () => {
+      stopProbing();
+      await store.close();
+    },
+  };
 }
 
 function resolveFilename(options: SqliteLocation): string {
