@@ -22,7 +22,7 @@ import { newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
 import { buildPage, emptyPage, parseListOptions } from './list';
-import { noSuchPart, storing } from './errors';
+import { noSuchPart, storing, storingEach } from './errors';
 import { parseCustomMetadata, parseHttpMetadata } from './metadata';
 import { requirePartNumber } from './multipart';
 import { ObjectExpiry } from './object-expiry';
@@ -254,3 +254,14 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     return this.#uploads.parts(key, uploadId);
   }
 }
+
+storingEach(BucketRuntime, {
+  head: 'head',
+  get: 'get',
+  getPart: 'get',
+  attributes: 'head',
+  put: 'put',
+  putWith: 'put',
+  delete: 'delete',
+  list: 'list',
+});

@@ -13,7 +13,7 @@ import {
   type UploadChecksum,
 } from './flexible-checksums';
 import type { CompleteOptions } from './owner-calls';
-import { ChecksumRuleError, noSuchUpload, storing, unknownUpload } from './errors';
+import { ChecksumRuleError, noSuchUpload, storing, storingEach, unknownUpload } from './errors';
 import { newUploadId, newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
 import { describe, requireKey } from './keys';
@@ -236,3 +236,13 @@ class UploadHandle implements MultipartUpload {
     return this.#uploads.complete(this.key, this.uploadId, uploadedParts);
   }
 }
+
+storingEach(UploadOperations, {
+  create: 'createMultipartUpload',
+  uploadPart: 'uploadPart',
+  complete: 'completeMultipartUpload',
+  completeWith: 'completeMultipartUpload',
+  abort: 'abortMultipartUpload',
+  inProgress: 'listMultipartUploads',
+  parts: 'listParts',
+});

@@ -10,8 +10,10 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
+import { CATALOGUE_STORAGE_METHODS, classifyFailures } from '../classified';
 import type { CorsRule } from '../cors';
 import { DiskEngine } from '../disk/engine';
+import { diskTrouble } from '../disk/trouble';
 import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
 import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
 
@@ -326,3 +328,5 @@ function removeLeftovers(root: string): void {
     if (abandoned) fs.rmSync(path, { recursive: true, force: true });
   }
 }
+
+classifyFailures(DirectoryStorage, CATALOGUE_STORAGE_METHODS, (storage, error) => diskTrouble(error, storage.location));

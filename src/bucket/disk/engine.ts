@@ -25,10 +25,13 @@ import {
   type UploadRecord,
   type UploadState,
 } from '../engine';
+import { ENGINE_METHODS, classifyFailures } from '../classified';
 import { StorageDeletedError } from '../errors';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { openDiskSnapshot } from './snapshot';
+import { healthOf } from '../../storage-health';
+import { diskTrouble } from './trouble';
 import { WriteQueue, type WriteStep } from './write-queue';
 
 /**
@@ -99,6 +102,8 @@ export class DiskEngine implements StorageEngine {
   #closed = false;
   /** Deleted through this engine: once closed, it answers from an empty database (see `close`). */
   #deleted = false;
+  /** Takes back the probe that tells when the files read again after failing (see trouble.ts). */
+  readonly #stopProbing: () => void;
 
   /**
    * Opens the bucket in `directory`, made when missing unless `existing` (a catalogue's bucket:
@@ -122,6 +127,14 @@ export class DiskEngine implements StorageEngine {
     this.#sql = prepareStatements(db);
     this.#writes = new WriteQueue(db);
     this.#blobs.collect(this.#referencedBlobs());
+    this.#stopProbing = healthOf(directory).addProbe(async () => {
+      this.#sql.anyObject.get();
+    });
+  }
+
+  /** The bucket's directory. */
+  get directory(): string {
+    return this.#directory;
   }
 
   async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
@@ -368,6 +381,7 @@ export class DiskEngine implements StorageEngine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopProbing();
     await this.#writes.drained();
     this.#db.close();
     this.#blobs.close();
@@ -477,3 +491,6 @@ function toPart(row: { part_number: number; size: number; etag: string; md5: str
   if (row.checksum) part.checksum = JSON.parse(row.checksum);
   return part;
 }
+
+// A full file system or failing files, met by any call, come out as the runtime's storage errors.
+classifyFailures(DiskEngine, ENGINE_METHODS, (engine, error) => diskTrouble(error, engine.directory));

@@ -11,6 +11,7 @@ import type {
   UploadRecord,
   UploadState,
 } from '../engine';
+import { ENGINE_METHODS, classifyFailures } from '../classified';
 import { StorageDeletedError } from '../errors';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
@@ -20,6 +21,7 @@ import { SameTick } from './same-tick';
 import { toPart, toRecord, toUpload } from './rows';
 import { openPostgresSnapshot } from './snapshot';
 import * as sql from './statements';
+import { postgresTrouble } from './trouble';
 import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './statements';
 
 /**
@@ -80,6 +82,11 @@ export class PostgresEngine implements StorageEngine {
   ) {
     this.#newObjects = new SameTick((inputs) => this.#insertMany(inputs), BATCH_MAX);
     this.#reads = new SameTick((keys) => this.#readMany(keys), BATCH_MAX);
+  }
+
+  /** The database URL without its password. */
+  get location(): string {
+    return this.db.location;
   }
 
   async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
@@ -400,3 +407,6 @@ export class PostgresEngine implements StorageEngine {
 }
 
 async function* nothingMore(): AsyncGenerator<Uint8Array> {}
+
+// The server out of reach or its disk full, met by any call, come out as the runtime's storage errors.
+classifyFailures(PostgresEngine, ENGINE_METHODS, (engine, error) => postgresTrouble(error, engine.location));
