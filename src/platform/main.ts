@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { FaultRulesError } from '../faults';
+import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
 import { loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
@@ -91,6 +92,8 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  // One line when a database or a data directory is lost or full, one when it is back.
+  logHealthChanges(logger);
 
   if (settings.stateFile) {
     // Loaded only on a first start (nothing stored yet), before anything opens the store or the
@@ -111,6 +114,9 @@ async function main(): Promise<void> {
     }
   }
   const closeAll = () => Promise.all([...components.values()].map((component) => component.close()));
+  // Every component's pool on the database sized and timed as the API's (DATABASE_POOL_*, DATABASE_CONNECT_TIMEOUT_MS).
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = apiConfig?.postgres?.pool ?? {};
+  const databasePool = { ...(maxConnections ? { maxConnections } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}), ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}) };
   try {
     // Workers first: their buckets are checked as they start, the likeliest refusal.
     const report = (who: string) => (line: string) => process.stderr.write(`[${who}] ${line}\n`);
@@ -122,7 +128,7 @@ async function main(): Promise<void> {
     }
     for (const worker of settings.workers) {
       const running: RunningWorker = await naming(`worker ${worker.name}`, `${workerVariable(worker.name, 'PORT')} or its port in the file`, () =>
-        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
+        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
       );
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });
     }
@@ -132,6 +138,7 @@ async function main(): Promise<void> {
         accessKeys: s3.accessKeys,
         dataDir: settings.dataDir,
         databaseUrl: settings.databaseUrl,
+        databasePool,
         port: s3.port,
         hostname: s3.host,
         publicRead: s3.publicRead,

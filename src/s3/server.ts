@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HOME_ACCOUNT_ID, openBucketCatalogue, type RuntimeOptions } from '../bucket';
+import { HOME_ACCOUNT_ID, openBucketCatalogue, type DatabasePoolSettings, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from './errors';
@@ -19,6 +19,8 @@ export interface S3ServerOptions {
   dataDir?: string;
   /** A PostgreSQL URL: the buckets are that database's instead, shared with every process on it. */
   databaseUrl?: string | undefined;
+  /** The database's connection pool (with `databaseUrl` only), as the API's `DATABASE_*` settings size its own. */
+  databasePool?: DatabasePoolSettings;
   /**
    * The account whose buckets the endpoint serves (on the platform each account has its own
    * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
@@ -73,6 +75,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const catalogue = await openBucketCatalogue({
     dataDir,
     databaseUrl: options.databaseUrl,
+    ...(options.databasePool ? { pool: options.databasePool } : {}),
     defaultAccount: account,
     defaults: options.runtime ?? {},
   });

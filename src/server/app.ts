@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
+import { healthProblems, type HealthProblem } from '../storage-health';
 import { frozenJson, type Store } from '../store';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
@@ -94,13 +95,22 @@ export function createApp(options: AppOptions): App {
   // default: their paths are written case-insensitive.
   app.enable('case sensitive routing');
   // For load balancers: outside the API (no document, no credentials) and not logged per probe.
+  // A database known to be out of reach answers at once, naming it; a full one leaves the process
+  // ready (reads and deletes go on) and says it is degraded.
   app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
     const components = options.components?.();
     const running = components === undefined || Object.values(components).every(({ state }) => state === 'running');
-    databaseAnswers(store).then((answers) => {
+    const problems = healthProblems();
+    const lost = problems.some(({ kind }) => kind === 'unavailable');
+    (lost ? Promise.resolve(false) : databaseAnswers(store)).then((answers) => {
       const ready = answers && running;
-      res.status(ready ? 200 : 503).json({ ready, database, ...(components === undefined ? {} : { components }) });
+      res.status(ready ? 200 : 503).json({
+        ready,
+        database,
+        ...(problems.length === 0 ? {} : { degraded: true, problems: problems.map(describeProblem) }),
+        ...(components === undefined ? {} : { components }),
+      });
     });
   });
   app.use(requestLogger(logger));
@@ -191,7 +201,8 @@ export function createApp(options: AppOptions): App {
     const method = (res.locals.method as string | undefined) ?? req.method;
     const path = req.path.replace(basePath, '') || '/';
     const answer = storeErrorAnswer(error, path) ?? toApiError(error, { method, path }, wording);
-    if (answer.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
+    // The storage's outages and full disks are told once each (storage-health.ts), not per request.
+    if (answer.status >= 500 && answer.status !== 503 && answer.status !== 507) logger.error({ err: error, path: req.path }, 'request failed');
     sendError(res, answer);
   });
 
@@ -261,6 +272,11 @@ function drained(res: Response): Promise<void> {
     res.once('drain', onDrain);
     res.once('close', onClose);
   });
+}
+
+/** A problem as /readyz names it. */
+function describeProblem({ place, kind, reason, since }: HealthProblem) {
+  return { place, state: kind, reason, since: since.toISOString() };
 }
 
 /** Whether the store's database answers within the readiness timeout. */

@@ -4,6 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { readRulesFile } from '../faults';
+import { logHealthChanges } from '../storage-health';
 import { createApp } from './app';
 import { loadConfig } from './config';
 import { httpServerOptionsFor } from './http/limits';
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  logHealthChanges(logger);
   // Read before the store opens: a bad rules file stops the start with nothing opened.
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   if (config.stateFile) {

@@ -10,9 +10,11 @@ import {
   ReadOnlyRulesetError,
   StoreBusyError,
   StoreError,
+  StoreFullError,
+  StoreUnavailableError,
   VersionMismatchError,
 } from '../store';
-import { ApiError, Codes, badRequest, notFound } from './http/errors';
+import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
 import { previousWafGone } from './waf/previous-waf';
 
 /**
@@ -41,7 +43,10 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
   if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
   if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
-    return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
+    return serviceUnavailable('it is busy with concurrent writes');
   }
+  // The database's own location and the driver's words stay in the log: the client learns what it can act on.
+  if (error instanceof StoreUnavailableError) return serviceUnavailable('its database cannot be reached');
+  if (error instanceof StoreFullError) return insufficientStorage('the database has no space left on its disk');
   return undefined;
 }

@@ -1,4 +1,4 @@
-import { openBucketCatalogue } from '../../bucket';
+import { openBucketCatalogue, type DatabasePoolSettings } from '../../bucket';
 import { loadWorkerConfig, requireExistingBuckets, resolveSecrets, type WorkerConfig } from '../config';
 import { buildEnvironment } from './environment';
 import { listen } from './listen';
@@ -13,6 +13,8 @@ export interface WorkerHostOptions {
   dataDir?: string;
   /** A PostgreSQL URL: the buckets are that database's instead (see `openBucketCatalogue`). */
   databaseUrl?: string | undefined;
+  /** The database's connection pool (with `databaseUrl` only). */
+  databasePool?: DatabasePoolSettings;
   /** 8787 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -49,7 +51,7 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = loadWorkerConfig(options.configFile);
   const secrets = resolveSecrets(config, options.environment ?? process.env);
-  const catalogue = await openBucketCatalogue({ dataDir, databaseUrl: options.databaseUrl });
+  const catalogue = await openBucketCatalogue({ dataDir, databaseUrl: options.databaseUrl, ...(options.databasePool ? { pool: options.databasePool } : {}) });
   try {
     // Bucket names are per account: the configuration's `account_id` says whose (the data
     // directory's home account when absent).
