@@ -3,7 +3,7 @@
 // reach) until found again, a place full (no room for a write) until a write fits again. Shared
 // by the store, the bucket runtime and every front door of one process, so that an outage is
 // told once per place, not once per pool or per request, and /readyz can name what is wrong.
-import { statfsSync } from 'node:fs';
+import { statSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
 
 /** A change in a place's health, told once per change. */
 export type HealthEvent =
@@ -28,6 +28,16 @@ const PROBE_INTERVAL_MS = 250;
 const FULL_MEMORY_MS = 60_000;
 /** How often a full place is looked at again. */
 const ROOM_CHECK_INTERVAL_MS = 5_000;
+/**
+ * Bytes a data directory keeps in a file of its own (`reserved-space`) while its file system has
+ * room, and gives back the moment a write finds it full: what deletes need to run then (SQLite
+ * appends a few pages to its log to delete a row), so that space can be freed.
+ */
+export const RESERVE_BYTES = 1024 * 1024;
+/** The reserve's file name in a data directory. */
+export const RESERVE_FILE = 'reserved-space';
+/** A full file system takes writes again once this much is free (the reserve, made again, and as much). */
+const ROOM_BYTES = 2 * RESERVE_BYTES;
 
 type Listener = (event: HealthEvent) => void;
 
@@ -50,12 +60,27 @@ export function freeBytesOf(directory: string): () => number {
 const listeners = new Set<Listener>();
 const places = new Map<string, PlaceHealth>();
 
-/** The health of `place` (a database URL without its password, a directory), made on first ask. */
+/** The health of `place` (a database URL without its password, a file), made on first ask. */
 export function healthOf(place: string): PlaceHealth {
   let health = places.get(place);
   if (!health) {
     health = new PlaceHealth(place);
     places.set(place, health);
+  }
+  return health;
+}
+
+/**
+ * The health of the file system `directory` is on: one for every directory on it (the store's
+ * file and every bucket of a data directory fill the same disk), named by the first directory
+ * that asked. Full until `ROOM_BYTES` are free again.
+ */
+export function fileSystemHealth(directory: string): PlaceHealth {
+  const key = `file system ${statSync(directory).dev}`;
+  let health = places.get(key);
+  if (!health) {
+    health = new PlaceHealth(key, directory, freeBytesOf(directory));
+    places.set(key, health);
   }
   return health;
 }
@@ -115,13 +140,19 @@ function tell(event: HealthEvent): void {
 
 export class PlaceHealth {
   #lost: { since: number; reason: string } | null = null;
-  #full: { since: number; last: number; reason: string; freeBytes: (() => number) | undefined; free: number | undefined } | null = null;
+  #full: { since: number; last: number; reason: string } | null = null;
   #roomCheck: NodeJS.Timeout | null = null;
+  #reserve: string | null = null;
   readonly #waiters = new Set<() => void>();
   readonly #probes = new Set<() => Promise<void>>();
   #probing: NodeJS.Timeout | null = null;
 
-  constructor(readonly place: string) {}
+  constructor(
+    readonly key: string,
+    /** What logs and /readyz call it. */
+    readonly place: string = key,
+    private readonly freeBytes?: () => number,
+  ) {}
 
   get isLost(): boolean {
     return this.#lost !== null;
@@ -175,59 +206,69 @@ export class PlaceHealth {
     return () => {
       this.#probes.delete(probe);
       // A place no longer used and with nothing to tell is forgotten (buckets come and go).
-      if (this.#probes.size === 0 && !this.#lost && !this.#full && places.get(this.place) === this) places.delete(this.place);
+      if (this.#probes.size === 0 && !this.#lost && !this.#full && !this.#reserve && places.get(this.key) === this) places.delete(this.key);
     };
   }
 
   /**
-   * A write found no room. With `freeBytes` (the free space of the file system the place is on),
-   * the place counts as full until more is free than when the write was refused (something was
-   * deleted); without it, until a minute passes with no write refused.
+   * Keeps `RESERVE_BYTES` in `file` on this file system while it has room, given back when a
+   * write finds it full (see RESERVE_BYTES). Made now when missing (not while full).
    */
-  full(reason: string, freeBytes?: () => number): void {
-    const now = Date.now();
-    const free = measure(freeBytes);
-    if (this.#full) {
-      this.#full.last = now;
-      if (free !== undefined) this.#full.free = free;
-      return;
-    }
-    this.#full = { since: now, last: now, reason, freeBytes, free };
-    tell({ place: this.place, state: 'full', reason });
-    this.#watchRoom();
+  keepReserve(file: string): void {
+    this.#reserve = file;
+    if (!this.#full) makeReserve(file);
   }
 
-  /** A write fitted: the place is not full (any more). */
-  room(): void {
-    const full = this.#full;
-    if (!full) return;
-    this.#full = null;
-    if (this.#roomCheck) clearInterval(this.#roomCheck);
-    this.#roomCheck = null;
-    tell({ place: this.place, state: 'room', fullMs: Date.now() - full.since });
+  /**
+   * A write found no room: told once; the reserve is given back, and the place counts as full
+   * until `ROOM_BYTES` are free on a file system (something was deleted), or, for a database
+   * server's disk, until a minute passes with no write refused. Writes that would only fill it
+   * again are refused meanwhile (`isFull`), deletes are not.
+   */
+  full(reason: string): void {
+    const now = Date.now();
+    if (this.#full) {
+      this.#full.last = now;
+      return;
+    }
+    this.#full = { since: now, last: now, reason };
+    if (this.#reserve) giveBack(this.#reserve);
+    tell({ place: this.place, state: 'full', reason });
+    this.#roomCheck = setInterval(() => void this.isFull, ROOM_CHECK_INTERVAL_MS);
+    this.#roomCheck.unref();
+  }
+
+  /** Whether the place is full now (looked at again on each ask while it is). */
+  get isFull(): boolean {
+    if (this.#full && !this.#stillFull()) this.#room();
+    return this.#full !== null;
+  }
+
+  /** Why the place is full, while it is. */
+  get fullReason(): string | undefined {
+    return this.#full?.reason;
   }
 
   problems(): HealthProblem[] {
     const problems: HealthProblem[] = [];
     if (this.#lost) problems.push({ place: this.place, kind: 'unavailable', reason: this.#lost.reason, since: new Date(this.#lost.since) });
-    if (this.#full && !this.#stillFull()) this.room();
-    if (this.#full) problems.push({ place: this.place, kind: 'full', reason: this.#full.reason, since: new Date(this.#full.since) });
+    if (this.isFull) problems.push({ place: this.place, kind: 'full', reason: this.#full!.reason, since: new Date(this.#full!.since) });
     return problems;
   }
 
   #stillFull(): boolean {
-    const full = this.#full!;
-    const free = measure(full.freeBytes);
-    if (free !== undefined && full.free !== undefined) return free <= full.free;
-    return Date.now() - full.last < FULL_MEMORY_MS;
+    const free = measure(this.freeBytes);
+    if (free !== undefined) return free < ROOM_BYTES;
+    return Date.now() - this.#full!.last < FULL_MEMORY_MS;
   }
 
-  /** While full, looks now and then whether it still is, so that its end is told without a write. */
-  #watchRoom(): void {
-    this.#roomCheck = setInterval(() => {
-      if (this.#full && !this.#stillFull()) this.room();
-    }, ROOM_CHECK_INTERVAL_MS);
-    this.#roomCheck.unref();
+  #room(): void {
+    const full = this.#full!;
+    this.#full = null;
+    if (this.#roomCheck) clearInterval(this.#roomCheck);
+    this.#roomCheck = null;
+    if (this.#reserve) makeReserve(this.#reserve);
+    tell({ place: this.place, state: 'room', fullMs: Date.now() - full.since });
   }
 
   #scheduleProbe(): void {
@@ -253,5 +294,23 @@ export class PlaceHealth {
   #stopProbing(): void {
     if (this.#probing) clearTimeout(this.#probing);
     this.#probing = null;
+  }
+}
+
+/** Writes the reserve file when it is missing or short; a file system too full for it is left as it is. */
+function makeReserve(file: string): void {
+  try {
+    if (statSync(file, { throwIfNoEntry: false })?.size === RESERVE_BYTES) return;
+    writeFileSync(file, Buffer.alloc(RESERVE_BYTES), { flush: true });
+  } catch {
+    giveBack(file);
+  }
+}
+
+function giveBack(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // Gone already (another process of the same data directory gave it back first).
   }
 }

@@ -1,7 +1,10 @@
 // The health of the places a process keeps state in: a loss told once and its end once, waiters
 // woken when the place is found, a full place until space is freed.
 import { afterEach, describe, expect, it } from 'vitest';
-import { healthOf, healthProblems, onHealthChange, type HealthEvent } from '../src/storage-health';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { healthOf, healthProblems, onHealthChange, PlaceHealth, RESERVE_BYTES, type HealthEvent } from '../src/storage-health';
 
 const events: HealthEvent[] = [];
 onHealthChange((event) => events.push(event));
@@ -40,18 +43,38 @@ describe('a place lost and found', () => {
   });
 });
 
-describe('a full place', () => {
-  it('stays full until more is free than when the write was refused, then says so once', () => {
-    const health = healthOf('/data/full');
-    let free = 1000;
-    health.full('no space left on the device (ENOSPC)', () => free);
-    health.full('no space left on the device (ENOSPC)', () => free);
-    expect(healthProblems()).toEqual([expect.objectContaining({ place: '/data/full', kind: 'full' })]);
-    free = 500;
-    expect(healthProblems()).toHaveLength(1);
-    free = 600_000;
-    expect(healthProblems()).toEqual([]);
-    expect(events.map(({ state }) => state)).toEqual(['full', 'room']);
+describe('a full file system', () => {
+  it('gives its reserve back when a write finds it full, stays full until twice the reserve is free, then makes the reserve again', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'health-'));
+    const reserve = join(directory, 'reserved-space');
+    let free = 100 * RESERVE_BYTES;
+    const health = new PlaceHealth('file system under test', directory, () => free);
+    try {
+      health.keepReserve(reserve);
+      expect(existsSync(reserve)).toBe(true);
+      free = 1000;
+      health.full('no space left on the device (ENOSPC)');
+      health.full('no space left on the device (ENOSPC)');
+      expect(existsSync(reserve)).toBe(false);
+      expect(health.isFull).toBe(true);
+      expect(health.problems()).toEqual([expect.objectContaining({ place: directory, kind: 'full', reason: 'no space left on the device (ENOSPC)' })]);
+      free = RESERVE_BYTES + 1000;
+      expect(health.isFull).toBe(true);
+      free = 2 * RESERVE_BYTES;
+      expect(health.isFull).toBe(false);
+      expect(health.problems()).toEqual([]);
+      expect(existsSync(reserve)).toBe(true);
+      expect(events.map(({ state }) => state)).toEqual(['full', 'room']);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
+  it("counts a database server's disk full for a minute after its last refusal", () => {
+    const health = healthOf('postgres://db/full');
+    health.full('the database server has no space left on its disk');
+    expect(health.isFull).toBe(true);
+    expect(healthProblems()).toEqual([expect.objectContaining({ place: 'postgres://db/full', kind: 'full' })]);
   });
 });
 

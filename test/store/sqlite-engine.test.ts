@@ -96,7 +96,7 @@ describe('SQLite engine', () => {
     expect(traits.translate(new BetterSqlite3.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY'))).toBeInstanceOf(StoreUnavailableError);
     const full = traits.translate(new BetterSqlite3.SqliteError('database or disk is full', 'SQLITE_FULL'));
     expect(full).toBeInstanceOf(StoreFullError);
-    expect((full as Error).message).toBe('database :memory: has no room for the write: no space left on the device that holds it');
+    expect((full as Error).message).toBe('database :memory: has no room for the write: no space left on the device (SQLITE_FULL)');
     const corrupt = new BetterSqlite3.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT');
     expect(traits.translate(corrupt)).toBe(corrupt);
   });

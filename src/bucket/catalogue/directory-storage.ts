@@ -14,6 +14,8 @@ import { CATALOGUE_STORAGE_METHODS, classifyFailures } from '../classified';
 import type { CorsRule } from '../cors';
 import { DiskEngine } from '../disk/engine';
 import { diskTrouble } from '../disk/trouble';
+import { StorageFullError } from '../errors';
+import { fileSystemHealth, RESERVE_FILE, type PlaceHealth } from '../../storage-health';
 import { DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../lifecycle';
 import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
 
@@ -53,6 +55,8 @@ export class DirectoryStorage implements CatalogueStorage {
   readonly #retired = new Set<DiskEngine>();
   /** Settings files read before, by path: re-read only when the file changed. */
   readonly #settings = new Map<string, { stamp: string; value: unknown }>();
+  /** The data directory's file system: while it is full, new buckets and settings wait for room. */
+  readonly #space: PlaceHealth;
 
   get location(): string {
     return this.#dataDir;
@@ -64,9 +68,13 @@ export class DirectoryStorage implements CatalogueStorage {
     const home = this.#root(homeAccount);
     fs.mkdirSync(home, { recursive: true });
     removeLeftovers(home);
+    this.#space = fileSystemHealth(dataDir);
+    // Room for deletes on a full disk (see storage-health.ts).
+    this.#space.keepReserve(join(dataDir, RESERVE_FILE));
   }
 
   async create(record: BucketRecord): Promise<boolean> {
+    this.#refuseWhenFull();
     const root = this.#root(record.account);
     fs.mkdirSync(root, { recursive: true });
     const info: StoredInfo = {
@@ -125,6 +133,7 @@ export class DirectoryStorage implements CatalogueStorage {
   }
 
   async update(account: string, name: string, patch: BucketSettingsPatch): Promise<boolean> {
+    this.#refuseWhenFull();
     const directory = this.#directory(account, name);
     if (!readInfo(directory)) return false;
     if (patch.storageClass !== undefined) replaceFile(directory, STORAGE_CLASS_FILE, JSON.stringify(patch.storageClass));
@@ -175,6 +184,10 @@ export class DirectoryStorage implements CatalogueStorage {
     await open.engine.close();
     fs.rmSync(removed, { recursive: true, force: true });
     return 'deleted';
+  }
+
+  #refuseWhenFull(): void {
+    if (this.#space.isFull) throw new StorageFullError(this.#dataDir, this.#space.fullReason!);
   }
 
   async close(): Promise<void> {

@@ -26,11 +26,11 @@ import {
   type UploadState,
 } from '../engine';
 import { ENGINE_METHODS, classifyFailures } from '../classified';
-import { StorageDeletedError } from '../errors';
+import { StorageDeletedError, StorageFullError } from '../errors';
 import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { openDiskSnapshot } from './snapshot';
-import { healthOf } from '../../storage-health';
+import { fileSystemHealth, healthOf, type PlaceHealth } from '../../storage-health';
 import { diskTrouble } from './trouble';
 import { WriteQueue, type WriteStep } from './write-queue';
 
@@ -104,6 +104,8 @@ export class DiskEngine implements StorageEngine {
   #deleted = false;
   /** Takes back the probe that tells when the files read again after failing (see trouble.ts). */
   readonly #stopProbing: () => void;
+  /** The file system the bucket is on: while it is full, writes are refused before they begin. */
+  readonly #space: PlaceHealth;
 
   /**
    * Opens the bucket in `directory`, made when missing unless `existing` (a catalogue's bucket:
@@ -127,6 +129,7 @@ export class DiskEngine implements StorageEngine {
     this.#sql = prepareStatements(db);
     this.#writes = new WriteQueue(db);
     this.#blobs.collect(this.#referencedBlobs());
+    this.#space = fileSystemHealth(directory);
     this.#stopProbing = healthOf(directory).addProbe(async () => {
       this.#sql.anyObject.get();
     });
@@ -139,6 +142,7 @@ export class DiskEngine implements StorageEngine {
 
   async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     const source = chunks[Symbol.asyncIterator]();
     const head: Uint8Array[] = [];
     let size = 0;
@@ -238,6 +242,7 @@ export class DiskEngine implements StorageEngine {
 
   async createUpload(upload: UploadRecord): Promise<void> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     await this.#writes.run(() => {
       this.#refuseDeleted();
       this.#sql.insertUpload.run({
@@ -282,6 +287,7 @@ export class DiskEngine implements StorageEngine {
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     return this.#writes.run((step) => {
       this.#refuseDeleted();
       const keyBytes = utf8(key);
@@ -466,6 +472,14 @@ export class DiskEngine implements StorageEngine {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return error;
     if (this.#sql.deleted.get() !== undefined) return new StorageDeletedError(this.#directory);
     return error;
+  }
+
+  /**
+   * On a full file system a write would fail, or take the room its deletes need (see
+   * storage-health.ts): refused before a byte is received. Deletes and aborts go on.
+   */
+  #refuseWhenFull(): void {
+    if (this.#space.isFull) throw new StorageFullError(this.#directory, this.#space.fullReason!);
   }
 
   #checkOpen(): void {

@@ -1,5 +1,5 @@
 import BetterSqlite3 from 'better-sqlite3';
-import { freeBytesOf, healthOf } from '../../storage-health';
+import { fileSystemHealth, healthOf } from '../../storage-health';
 import { StorageFullError, StorageUnavailableError } from '../errors';
 
 /** Codes (SQLite's result codes, extended ones start with these; system errors) of a full file system. */
@@ -21,7 +21,7 @@ export function diskTrouble(error: unknown, directory: string): unknown {
   const is = (prefixes: string[]) => prefixes.some((prefix) => code.startsWith(prefix));
   if (is(FULL)) {
     const reason = `no space left on the device (${code})`;
-    healthOf(directory).full(reason, freeBytesOf(directory));
+    fileSystemHealth(directory).full(reason);
     return new StorageFullError(directory, reason, { cause: error });
   }
   if (is(FAILING)) {

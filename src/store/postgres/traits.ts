@@ -3,6 +3,7 @@ import type pg from 'pg';
 import { sequenceCounters } from '../counters';
 import type { EngineTraits } from '../engine-traits';
 import { isPostgresFull, isPostgresUnreachable, unreachableReason } from '../../postgres-outages';
+import { healthOf } from '../../storage-health';
 import { InvalidInputError, StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */
@@ -47,7 +48,11 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
           return new InvalidInputError('text cannot contain the NUL character (U+0000)', { cause: error });
       }
       if (isPostgresUnreachable(error)) return new StoreUnavailableError(location, unreachableReason(error), { cause: error });
-      if (isPostgresFull(error)) return new StoreFullError(location, 'the database server has no space left on its disk', { cause: error });
+      if (isPostgresFull(error)) {
+        const reason = 'the database server has no space left on its disk';
+        healthOf(location).full(reason);
+        return new StoreFullError(location, reason, { cause: error });
+      }
       if (error instanceof Error && error.message === POOL_EXHAUSTED_MESSAGE) {
         return new StoreBusyError(
           `database ${location}: all ${limits.maxConnections} connections stayed busy for more than ${limits.connectionTimeoutMs} ms`,

@@ -1,8 +1,8 @@
 import { mkdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
-import { healthOf } from '../../storage-health';
+import { fileSystemHealth, healthOf, RESERVE_FILE } from '../../storage-health';
 import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
@@ -54,6 +54,8 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: withStatementCache(database) }, path) });
   const store = await openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
   if (path === null) return store;
+  // Room for deletes on a full disk (see storage-health.ts).
+  fileSystemHealth(dirname(path)).keepReserve(join(dirname(path), RESERVE_FILE));
   // After a read or write failed on the file (an I/O error): found again once it reads.
   const stopProbing = healthOf(filename).addProbe(async () => {
     database.prepare('select count(*) from sqlite_master').get();

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { freeBytesOf, healthOf } from '../../storage-health';
+import { fileSystemHealth, healthOf } from '../../storage-health';
 import { tableCounters } from '../counters';
 import type { EngineTraits } from '../engine-traits';
 import { StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
@@ -25,9 +25,9 @@ export function sqliteTraits(filename: string, busyTimeoutMs: number): EngineTra
         return new StoreBusyError(`database ${filename} stayed locked by another process for more than ${busyTimeoutMs} ms`, { cause: error });
       }
       if (code.startsWith(FULL_CODE)) {
-        const reason = 'no space left on the device that holds it';
-        // Told once, and /readyz says degraded until something frees space.
-        if (filename !== ':memory:') healthOf(filename).full(reason, freeBytesOf(dirname(filename)));
+        const reason = `no space left on the device (${code})`;
+        // Told once; /readyz says degraded, and writes other than deletes wait, until space is freed.
+        if (filename !== ':memory:') fileSystemHealth(dirname(filename)).full(reason);
         return new StoreFullError(filename, reason, { cause: error });
       }
       if (UNAVAILABLE_CODES.some((prefix) => code.startsWith(prefix))) {
