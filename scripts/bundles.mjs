@@ -110,7 +110,7 @@ async function prepareDocument(build) {
 
 /** The project's seed file checked as the store checks it (src/store/seed/load.ts): see prebuilt-seed.ts. */
 async function prepareSeed(build) {
-  const exports = "export { loadSeedFile } from './src/store/seed/load'; export { DEFAULT_SEED_FILE } from './src/store/open-store';";
+  const exports = "export { loadSeedFile } from './src/store/seed/load'; export { DEFAULT_SEED_FILE } from './src/store/open/kysely-store';";
   return withSources(build, 'prepare-seed', exports, async ({ loadSeedFile, DEFAULT_SEED_FILE }) => {
     const text = readFileSync(DEFAULT_SEED_FILE, 'utf8');
     const checked = JSON.stringify(await loadSeedFile(DEFAULT_SEED_FILE));

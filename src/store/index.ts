@@ -10,6 +10,9 @@ export type {
   CertificatePackOrder,
   CertificatePackRepository,
   CheckedWrite,
+  DumpEntry,
+  DumpRow,
+  DumpValue,
   InvitationRepository,
   LogpushJobRepository,
   MigrationTransition,
@@ -21,24 +24,16 @@ export type {
   UserRepository,
   WafRepository,
   RuleWriteOptions,
+  StoreDump,
   ZoneOrder,
   ZoneRepository,
 } from './store';
 export * from './types';
-export {
-  DEFAULT_PER_PAGE,
-  MAX_PER_PAGE,
-  type Page,
-  type PageRequest,
-  type ResultInfo,
-  type SortDirection,
-} from './paging';
 export { fixedClock, formatTimestamp, parseTimestamp, steppingClock, systemClock, type Clock } from './clock';
 export { isId, newId } from './ids';
 export { frozenJson } from './codecs';
 export * from './errors';
-export type { DumpEntry, DumpRow, DumpValue, StoreDump } from './dump';
-export { DEFAULT_SEED_FILE, type StoreOptions } from './open-store';
+export { DEFAULT_SEED_FILE, type StoreOptions } from './open/kysely-store';
 export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';

@@ -1,6 +1,4 @@
 import type { Clock } from './clock';
-import type { StoreDump } from './dump';
-import type { Page, PageRequest } from './paging';
 import type {
   Account,
   CertificatePack,
@@ -14,6 +12,8 @@ import type {
   LogpushJobInput,
   LogpushJobPatch,
   MigrationState,
+  Page,
+  PageRequest,
   RuleInput,
   RulePatch,
   RulePosition,
@@ -233,3 +233,37 @@ export interface Store extends Repositories {
   close(): Promise<void>;
 }
 
+/*
+ * The whole store as rows, and back: what saving and loading the platform's state (src/state)
+ * needs of the store. Rows are the tables' own columns (JSON as text, flags as 0/1), the same on
+ * both engines, so a dump of one engine loads into the other.
+ */
+
+/** A value of a column as both engines hold it. */
+export type DumpValue = string | number | null;
+export type DumpRow = Record<string, DumpValue>;
+
+/** One piece of a dump, in the order `export` gives them and `import` takes them. */
+export type DumpEntry =
+  /** First: the schema migrations the rows were written under. */
+  | { kind: 'schema'; migrations: string[] }
+  | { kind: 'row'; table: string; row: DumpRow }
+  /** Last: each named counter's last number handed out (log push job ids). */
+  | { kind: 'counter'; name: string; value: number };
+
+export interface StoreDump {
+  /**
+   * Every row of every table, from one consistent snapshot (a read-only transaction: REPEATABLE
+   * READ on PostgreSQL, a read transaction in SQLite's write-ahead log), so writers go on meanwhile.
+   * `write` is awaited for each entry: a slow consumer slows the reading, never fills memory.
+   */
+  export(write: (entry: DumpEntry) => Promise<void> | void): Promise<void>;
+  /** True when no table holds a row (a store opened with `seed: false` on a new database). */
+  isEmpty(): Promise<boolean>;
+  /**
+   * Loads a dump into an empty store in one transaction: every row or none. Throws
+   * StoreNotEmptyError when a table holds a row, StoreDumpError for a dump this store cannot
+   * take (a newer schema, an unknown table or column, rows the constraints refuse).
+   */
+  import(entries: AsyncIterable<DumpEntry> | Iterable<DumpEntry>): Promise<void>;
+}

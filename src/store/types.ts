@@ -314,3 +314,33 @@ export interface LogpushJobInput {
 }
 
 export type LogpushJobPatch = Partial<Omit<LogpushJobInput, 'dataset'>>;
+
+/* Paging: what a list is asked for and what a page of it answers, as the API has them. */
+
+export const DEFAULT_PER_PAGE = 20;
+/** The most rows one page may hold; larger pages are refused rather than silently cut. */
+export const MAX_PER_PAGE = 1000;
+
+export type SortDirection = 'asc' | 'desc';
+
+/** Paging as the API's query string has it. Direction is accepted in either case. */
+export interface PageRequest<Order extends string = string> {
+  page?: number;
+  per_page?: number;
+  order?: Order;
+  direction?: SortDirection | 'ASC' | 'DESC';
+}
+
+/** The numbers the API puts in `result_info`. */
+export interface ResultInfo {
+  page: number;
+  per_page: number;
+  count: number;
+  total_count: number;
+  total_pages: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  result_info: ResultInfo;
+}

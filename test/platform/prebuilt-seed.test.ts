@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkedSeed } from '../../src/store/seed/checked-seed';
 import { loadSeedFile } from '../../src/store/seed/load';
-import { DEFAULT_SEED_FILE } from '../../src/store/open-store';
+import { DEFAULT_SEED_FILE } from '../../src/store/open/kysely-store';
 import { runPlatform, startPlatform, temporaryDirectory, withFiles } from './platform-process';
 
 const TOKEN = 'prebuilt-seed-token-0123456789abcdefghij';

@@ -3,7 +3,7 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOnce, firstRow } from '../../src/store/compile-once';
+import { compileOnce, firstRow } from '../../src/store/query/compile-once';
 import type { Database } from '../../src/store/schema/tables';
 
 let db: Kysely<Database>;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fixedClock, formatTimestamp, newId, isId, parseTimestamp, steppingClock, systemClock } from '../../src/store';
-import { resolvePage, toPage } from '../../src/store/paging';
+import { resolvePage, toPage } from '../../src/store/query/paging';
 
 const ORDERS = ['name', 'id'] as const;
 

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DEFAULT_SEED_FILE } from '../../src/store/open-store';
+import { DEFAULT_SEED_FILE } from '../../src/store/open/kysely-store';
 import { openSqliteStore, SQLITE_FILE_NAME } from '../../src/store/sqlite/open';
-import type { DumpEntry } from '../../src/store/dump';
+import type { DumpEntry } from '../../src/store';
 import { MIGRATION_TABLE_NAME } from '../../src/store/schema/migrations';
 
 const BUILT_IMAGE = path.resolve('dist', 'store-image.sqlite');

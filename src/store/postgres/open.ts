@@ -1,6 +1,6 @@
 import { Kysely } from 'kysely';
 import type pg from 'pg';
-import { openKyselyStore, type StoreOptions } from '../open-store';
+import { openKyselyStore, type StoreOptions } from '../open/kysely-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
 import { parseDatabaseUrl } from '../../database-url';

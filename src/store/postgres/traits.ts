@@ -1,9 +1,9 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
-import { sequenceCounters } from '../counters';
-import type { EngineTraits } from '../engine-traits';
 import { isPostgresFull, isPostgresUnreachable, unreachableReason } from '../../postgres-outages';
 import { healthOf } from '../../storage-health';
+import { sequenceCounters } from '../engine/counters';
+import type { EngineTraits } from '../engine/traits';
 import { InvalidInputError, StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */

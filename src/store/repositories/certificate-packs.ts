@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import { fromJson } from '../codecs';
-import { fetchPage } from '../paged-query';
-import { resolvePage } from '../paging';
+import { fetchPage } from '../query/paged-query';
+import { resolvePage } from '../query/paging';
 import type { CertificatePacksTable } from '../schema/tables';
 import type { ReadContext } from '../transaction/context';
 import type { Executor } from '../transaction/executor';

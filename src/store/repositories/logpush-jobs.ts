@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import { fromFlag, toFlag } from '../codecs';
+import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
 import type { ReadContext } from '../transaction/context';
@@ -7,9 +8,6 @@ import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { LogpushJobRepository } from '../store';
 import type { LogpushJob } from '../types';
 import { jobLock } from '../write-locks';
-
-/** Name of the database counter that hands out job ids. */
-export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
 
 /** Where a job's owner is: the zone or account column of the job, and the table of owners. */
 export type JobOwner = { column: 'zone_id'; table: 'zones'; kind: 'zone' } | { column: 'account_id'; table: 'accounts'; kind: 'account' };

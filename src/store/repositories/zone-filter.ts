@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors';
-import { resolvePage, toPage, type Page, type PageRequest } from '../paging';
-import type { TextFilter, Zone, ZoneListFilter } from '../types';
+import { resolvePage, toPage } from '../query/paging';
+import type { Page, PageRequest, TextFilter, Zone, ZoneListFilter } from '../types';
 
 const ZONE_ORDERS = ['name', 'created_on', 'status', 'id', 'account.id', 'account.name', 'plan.id'] as const;
 

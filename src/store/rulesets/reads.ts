@@ -1,4 +1,4 @@
-import type { CompiledOnce } from '../compile-once';
+import type { CompiledOnce } from '../query/compile-once';
 import type { ReadContext } from '../transaction/context';
 import type { Executor } from '../transaction/executor';
 import type { Ruleset, RulesetScope } from '../types';

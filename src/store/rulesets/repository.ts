@@ -1,10 +1,10 @@
 import { fromJson } from '../codecs';
 import { LatestVersionError, NotFoundError } from '../errors';
-import { fetchPage } from '../paged-query';
-import { resolvePage, type PageRequest } from '../paging';
+import { fetchPage } from '../query/paged-query';
+import { resolvePage } from '../query/paging';
 import type { RulesetRepository } from '../store';
 import type { Executor } from '../transaction/executor';
-import type { Ruleset, RulesetScope } from '../types';
+import type { PageRequest, Ruleset, RulesetScope } from '../types';
 import { entryPointLock } from '../write-locks';
 import { toSummary } from './rows';
 import { entryPoint, lockedRow, platformRulesetInMemory, readRulesetBy, visibleRuleset } from './reads';
@@ -16,6 +16,13 @@ const RULESET_ORDERS = ['name', 'last_updated', 'version', 'kind', 'phase', 'id'
 const VERSION_PATTERN = /^[1-9][0-9]*$/;
 /** Name given to an entry point created by a PUT that names none. */
 const DEFAULT_ENTRY_POINT_NAME = 'default';
+
+/*
+ * Rulesets and their versions: this repository (reads.ts, writes.ts), the per-transaction claims
+ * that move a ruleset to its next version once and keep its snapshot at commit (versioning.ts),
+ * the store's version cache and the platform's managed rulesets read once (version-cache.ts), the
+ * statements (statements.ts) and the row codecs every reader and the seed decode through (rows.ts).
+ */
 
 /** The rulesets of zones and accounts (and the platform's managed ones) over one executor. */
 export function rulesetRepository(executor: Executor, caches: RulesetCaches): RulesetRepository {

@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { compileOnce, firstRow } from '../compile-once';
+import { compileOnce, firstRow } from '../query/compile-once';
 import { NotFoundError } from '../errors';
 import type { Database } from '../schema/tables';
 import type { Ruleset, RulesetScope } from '../types';

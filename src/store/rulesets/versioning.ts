@@ -1,6 +1,6 @@
 import { deepFreeze, frozenJson } from '../codecs';
 import { ConcurrentWriteError, VersionMismatchError } from '../errors';
-import { firstRow } from '../compile-once';
+import { firstRow } from '../query/compile-once';
 import type { RulesetWriteOptions } from '../store';
 import type { WriteContext } from '../transaction/context';
 import type { Ruleset } from '../types';

@@ -1,6 +1,6 @@
 import type { Insertable } from 'kysely';
 import { inBatches } from '../codecs';
-import { firstRow } from '../compile-once';
+import { firstRow } from '../query/compile-once';
 import { ConcurrentWriteError, EntryPointExistsError, InvalidInputError, NotFoundError, ReadOnlyRulesetError } from '../errors';
 import { newId } from '../ids';
 import type { RulesTable } from '../schema/tables';

@@ -4,7 +4,7 @@ import { PostgresAdapter, sql, type Kysely, type Migration } from 'kysely';
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /**
- * On PostgreSQL each counter becomes a sequence (see counterSequence in counters.ts),
+ * On PostgreSQL each counter becomes a sequence (see counterSequence in engine/counters.ts),
  * starting after the value its row holds: taking a number from a sequence locks nothing until
  * commit, so writers in different zones never queue on a counter row. SQLite keeps the rows
  * (its writes take turns anyway).

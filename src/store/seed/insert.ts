@@ -1,7 +1,7 @@
 import { inBatches, toFlag, toJson } from '../codecs';
-import { LOGPUSH_JOB_COUNTER } from '../repositories/logpush-jobs';
-import { insertSeedRuleset } from '../rulesets';
+import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import type { ReadContext, WriteContext } from '../transaction/context';
+import { insertSeedRuleset } from './rulesets';
 import type { SeedFile } from './schema';
 
 /** A database holding none of the records a seed creates; only such a database is seeded. */

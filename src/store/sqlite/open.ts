@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import { fileSystemHealth, healthOf, RESERVE_FILE } from '../../storage-health';
-import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open-store';
+import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open/kysely-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
 import { placePrebuiltImage } from './new-database';

@@ -1,8 +1,8 @@
 import { dirname } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { fileSystemHealth, healthOf } from '../../storage-health';
-import { tableCounters } from '../counters';
-import type { EngineTraits } from '../engine-traits';
+import { tableCounters } from '../engine/counters';
+import type { EngineTraits } from '../engine/traits';
 import { StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
 
 /**

@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import { formatTimestamp, type Clock } from '../clock';
-import type { EngineTraits } from '../engine-traits';
+import type { EngineTraits } from '../engine/traits';
 import type { Database } from '../schema/tables';
 
 /** What a read sees: a database handle, and the write transaction it runs in, if any. */

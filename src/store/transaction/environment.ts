@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Kysely } from 'kysely';
 import type { Clock } from '../clock';
-import type { EngineTraits } from '../engine-traits';
+import type { EngineTraits } from '../engine/traits';
 import type { Database } from '../schema/tables';
 
 /** What every transaction of one store shares: the database, the clock and the engine's traits. */

@@ -1,15 +1,9 @@
 import { sql, type Transaction } from 'kysely';
-import type { Database } from './schema/tables';
+import type { Database } from '../schema/tables';
+import type { Counters } from './traits';
 
-/** Named counters (their rows are created by the schema migrations): each number is handed out once. */
-export interface Counters {
-  /** The next number: greater than every number handed out before, never handed out again. */
-  next(db: Transaction<Database>, name: string): Promise<number>;
-  /** The next number will be `value` + 1 (loading fixtures whose numbers go up to `value`). */
-  continueAfter(db: Transaction<Database>, name: string, value: number): Promise<void>;
-  /** The last number handed out (0 when none): what `continueAfter` takes to carry a counter elsewhere. */
-  last(db: Transaction<Database>, name: string): Promise<number>;
-}
+/** The counter that hands out log push job ids (zones' and accounts' alike). */
+export const LOGPUSH_JOB_COUNTER = 'logpush_jobs';
 
 /**
  * Counters as rows of the `counters` table, moved inside the write transaction: right where write

@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { toCount } from './codecs';
-import { toPage, type Page, type PageWindow } from './paging';
+import { toCount } from '../codecs';
+import { toPage, type PageWindow } from './paging';
+import type { Page } from '../types';
 
 /**
  * Runs one page of a list: the total of `filtered`, then the window's rows in the asked

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
-import type { Database } from './schema/tables';
+import type { Database } from '../schema/tables';
 
 /** Stands for the n-th argument, or one member of it, while a query is built, once. */
 class Slot {

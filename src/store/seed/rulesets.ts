@@ -1,8 +1,8 @@
 import { inBatches, toJson } from '../codecs';
-import type { SeedRule, SeedRuleset } from '../seed/schema';
+import { fieldColumns, toRule, toSummary } from '../rulesets/rows';
 import type { WriteContext } from '../transaction/context';
 import type { Ruleset } from '../types';
-import { fieldColumns, toRule, toSummary } from './rows';
+import type { SeedRule, SeedRuleset } from './schema';
 
 /** A seeded ruleset at its current version, plus a snapshot of every version the file gives. */
 export async function insertSeedRuleset(
