@@ -42,6 +42,13 @@ module.exports = {
       to: { path: '^src/(s3|worker|server|store|simulator)/', pathNot: '^src/$1/' },
     },
     {
+      name: 'edge-stands-alone',
+      comment: 'The edge routes and answers; how workers run and what judges requests are handed to it, never imported.',
+      severity: 'error',
+      from: { path: '^src/edge/' },
+      to: { path: '^(src|generated)/', pathNot: ['^src/edge/', '^src/[^/]+\\.ts$'] },
+    },
+    {
       name: 'server-ground-floor',
       comment: 'src/server/http is the ground floor of the server: it imports nothing above it.',
       severity: 'error',

@@ -20,9 +20,13 @@
  * access_keys = [{ id = "...", secret = "..." }]
  * public_read = ["assets"]
  *
+ * [edge]                               # deployed workers, routed by Host
+ * enabled = true
+ * port = 8789
+ *
  * [[workers]]
  * config = "workers/site/wrangler.toml"
- * port = 8789
+ * port = 8790
  *
  * [rate_limit]
  * enabled = true
@@ -78,6 +82,13 @@ function buildFileSchema() {
         account: z.string(must('an account id (32 lower-case hexadecimal characters)')).regex(/^[0-9a-f]{32}$/, must('an account id (32 lower-case hexadecimal characters)')).optional(),
       })
       .optional(),
+    edge: z
+      .strictObject({
+        enabled: enabled.optional(),
+        port: port.optional(),
+        host: host.optional(),
+      })
+      .optional(),
     workers: z
       .array(
         z.strictObject({
@@ -105,10 +116,11 @@ export type PlatformFile = z.output<ReturnType<typeof buildFileSchema>>;
 
 /** The keys of each table, for the message that names an unknown one. */
 const KEYS: Record<string, string> = {
-  '': 'state, api, s3, workers, rate_limit, faults',
+  '': 'state, api, s3, edge, workers, rate_limit, faults',
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account',
+  edge: 'enabled, port, host',
   workers: 'config, name, enabled, port, host',
   rate_limit: 'enabled, requests, window_seconds',
   faults: 'api, s3',

@@ -1,25 +1,28 @@
 // Entry point of `npm start`: the whole local platform in one process over one state (the data
 // directory; the API's store in PostgreSQL when DATABASE_URL is set): the management API, the S3
-// endpoint and the workers a configuration file lists. See docs/server.md#running-the-whole-platform.
+// endpoint, the edge (deployed workers, routed by Host) and the workers a configuration file lists. See docs/server.md#running-the-whole-platform.
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { FaultRulesError } from '../faults';
 import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
-import { loadConfig, type ServerConfig } from '../server';
+import type { WorkerDispatcher } from '../edge';
+import { defaultHttpLimits, loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
+import { startEdgeComponent } from './edge-component';
 import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
 import { keepOldGenerationTight } from './old-generation';
 import { keepYoungGenerationSmall } from './young-generation';
 
 const USAGE = `Usage: npm start -- [--config <file>]
 
-Runs the management API, the S3 endpoint and the workers a configuration file lists, in one
-process over one data directory.
+Runs the management API, the S3 endpoint, the edge and the workers a configuration file lists,
+in one process over one data directory.
   --config <file>   the platform configuration, TOML or JSON (default: PLATFORM_CONFIG, else
                     platform.toml, platform.jsonc or platform.json in this directory if present)
-Without a file: the API on PORT (8787) and the S3 endpoint on the next port (S3_PORT).
+Without a file: the API on PORT (8787), the S3 endpoint on the next port (S3_PORT) and the edge
+on the one after (EDGE_PORT).
 Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
 /** A piece of the platform that listens, as GET /readyz names it. */
@@ -150,6 +153,15 @@ async function main(): Promise<void> {
       }));
       components.set('s3', { state: 'running', url: running.url, close: () => running.close() });
     }
+    if (settings.edge) {
+      // Nothing is routed until workers can be deployed: every hostname gets the platform's answer.
+      const noWorkers: WorkerDispatcher = { dispatch: async () => ({ result: 'exception', error: 'no worker runtime', written: false }) };
+      const edge = settings.edge;
+      const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
+        startEdgeComponent({ settings: edge, limits: apiConfig?.http ?? defaultHttpLimits, workers: noWorkers, report: report('edge') }),
+      );
+      components.set('edge', { state: 'running', url: running.url, close: () => running.close() });
+    }
     if (api) {
       const url = await api.listen();
       components.set('api', { state: 'running', url, close: () => api.close() });
@@ -189,7 +201,7 @@ async function main(): Promise<void> {
   const state = apiConfig?.postgres ? `PostgreSQL database ${apiConfig.postgres.url.location}` : settings.databaseUrl ? 'PostgreSQL database of DATABASE_URL' : `data directory ${settings.dataDir}`;
   lines.push(`Platform${settings.file ? ` of ${settings.file}` : ''} over the ${state}`);
   const width = Math.max(...[...components.keys()].map((name) => name.length));
-  for (const name of ['api', 's3', ...[...components.keys()].filter((key) => key.startsWith('worker:'))]) {
+  for (const name of ['api', 's3', 'edge', ...[...components.keys()].filter((key) => key.startsWith('worker:'))]) {
     const component = components.get(name);
     if (component) lines.push(`  ${name.padEnd(width)}  ${component.url}`);
   }

@@ -41,6 +41,8 @@ export interface S3Settings extends Address {
   account: string | undefined;
 }
 
+export type EdgeSettings = Address;
+
 export interface RuleList {
   list: unknown;
   /** Where the rules came from, as FaultRulesError names it. */
@@ -57,6 +59,8 @@ export interface PlatformSettings {
   stateFile: string | undefined;
   api: Address | undefined;
   s3: S3Settings | undefined;
+  /** The edge: deployed workers routed by Host. */
+  edge: EdgeSettings | undefined;
   workers: WorkerSettings[];
   /** The environment the API's own configuration (`loadConfig`) reads, the file's settings filled in. */
   apiEnvironment: NodeJS.ProcessEnv;
@@ -140,6 +144,14 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     };
   }
 
+  // The edge, where deployed workers answer.
+  const edgeOn = written.edge?.enabled ?? true;
+  let edge: (Omit<EdgeSettings, 'port'> & { port: number | undefined }) | undefined;
+  if (edgeOn) {
+    const edgePort = portOf('EDGE_PORT', 'edge.port', written.edge?.port);
+    edge = { port: edgePort.port, host: hostOf('EDGE_HOST', written.edge?.host), portFrom: edgePort.from };
+  }
+
   // The workers, each checked as `npm run worker` checks it (file, main, secrets).
   const workers: (Omit<WorkerSettings, 'port'> & { port: number | undefined })[] = [];
   const names = new Map<string, number>();
@@ -168,12 +180,12 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     const port = portOf(workerVariable(name, 'PORT'), `${key}.port`, entry.port);
     workers.push({ name, configFile, main, port: port.port, host: hostOf(workerVariable(name, 'HOST'), entry.host), portFrom: port.from });
   });
-  if (!api && !s3 && workers.length === 0 && file !== undefined) problems.add('', 'every component is off: turn on the api, the s3 endpoint or a worker');
+  if (!api && !s3 && !edge && workers.length === 0 && file !== undefined) problems.add('', 'every component is off: turn on the api, the s3 endpoint, the edge or a worker');
 
   // Ports: the given ones first; a component without one takes the next free number after the
   // API's (8788, 8789, ...), so defaults never clash and a second platform needs only PORT; when
   // the API picks a free port (0), so does every component without its own.
-  const given = [api, s3, ...workers].filter((c): c is NonNullable<typeof c> => c !== undefined);
+  const given = [api, s3, edge, ...workers].filter((c): c is NonNullable<typeof c> => c !== undefined);
   const basePort = api?.port ?? DEFAULT_API_PORT;
   const taken = new Map<number, string>();
   for (const component of given) {
@@ -199,7 +211,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     do next += 1;
     while (taken.has(next));
     if (next > 65535) {
-      environmentProblems.push(`no default port is left above ${basePort} for ${component === s3 ? 'the S3 endpoint' : 'a worker'}: give it one`);
+      environmentProblems.push(`no default port is left above ${basePort} for ${component === s3 ? 'the S3 endpoint' : component === edge ? 'the edge' : 'a worker'}: give it one`);
       component.port = 0;
       continue;
     }
@@ -233,6 +245,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
     stateFile,
     api: api as Address | undefined,
     s3: s3 as S3Settings | undefined,
+    edge: edge as EdgeSettings | undefined,
     workers: workers as WorkerSettings[],
     apiEnvironment,
     faults,

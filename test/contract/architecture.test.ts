@@ -66,6 +66,8 @@ test('the map catches the imports it forbids', async () => {
     // One front door importing another.
     'src/s3/index.ts': "import { c } from '../worker/index.js';\nexport const s3 = c;\n",
     'src/worker/index.ts': "export const c = 1;\n",
+    // The edge importing what it must be handed.
+    'src/edge/index.ts': "import { bucket } from '../bucket/index.js';\nexport const edge = bucket;\n",
     // Saving state through a front door instead of the store and the buckets.
     'src/state/index.ts': "import { s3 } from '../s3/index.js';\nexport const state = s3;\n",
   });
@@ -73,6 +75,7 @@ test('the map catches the imports it forbids', async () => {
   const rulesBroken = [...new Set(found.map((line) => line.split(':')[0]))].sort();
   expect(rulesBroken).toEqual([
     'bucket-is-a-library',
+    'edge-stands-alone',
     'front-doors-stay-apart',
     'no-cycles',
     'nothing-imports-the-server',
@@ -83,4 +86,5 @@ test('the map catches the imports it forbids', async () => {
   expect(found).toContain('server-ground-floor: src/server/http/answer.ts -> src/server/pipeline.ts');
   expect(found).toContain('front-doors-stay-apart: src/s3/index.ts -> src/worker/index.ts');
   expect(found).toContain('state-through-store-and-bucket: src/state/index.ts -> src/s3/index.ts');
+  expect(found).toContain('edge-stands-alone: src/edge/index.ts -> src/bucket/index.ts');
 }, 120_000);

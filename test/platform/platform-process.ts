@@ -32,7 +32,7 @@ export interface Platform {
   child: ChildProcess;
   stdout: () => string;
   stderr: () => string;
-  /** Each component's URL as the start-up lines print it (`api`, `s3`, `worker:<name>`). */
+  /** Each component's URL as the start-up lines print it (`api`, `s3`, `edge`, `worker:<name>`). */
   urls: Record<string, string>;
   /** The generated token and S3 key, when they were. */
   token: string | undefined;
@@ -89,7 +89,7 @@ export async function startPlatform(cwd: string, args: string[] = [], env: Recor
     child.stdout!.on('data', check);
     void exited.then((code) => reject(new Error(`the platform ended (exit ${code}) before it was ready:\n${output.stdout}\n${output.stderr}`)));
   });
-  const urls = Object.fromEntries([...output.stdout.matchAll(/^ {2}(api|s3|worker:\S+) +(http:\/\/\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
+  const urls = Object.fromEntries([...output.stdout.matchAll(/^ {2}(api|s3|edge|worker:\S+) +(http:\/\/\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
   const token = /^API token \(generated, shown once\): (\S+)$/m.exec(output.stdout)?.[1];
   const key = /^S3 access key \(generated, shown once\): (\S+) (\S+)$/m.exec(output.stdout);
   return {

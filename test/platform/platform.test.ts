@@ -3,6 +3,7 @@
 // the file and by variables, refused with file, key and reason when the configuration is wrong.
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { once } from 'node:events';
+import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -21,6 +22,20 @@ async function apiBuckets(platform: Platform, token: string): Promise<string[]> 
   expect(response.status).toBe(200);
   const body = (await response.json()) as { result: { buckets: { name: string }[] } };
   return body.result.buckets.map((bucket) => bucket.name);
+}
+
+/** A request to the platform's edge port with a Host of our choosing. */
+function edgeRequest(platform: Platform, host: string, path = '/'): Promise<{ status: number; body: string }> {
+  const url = new URL(platform.urls.edge!);
+  return new Promise((resolve, reject) => {
+    http
+      .get({ host: url.hostname, port: url.port, path, headers: { host }, agent: false }, (response) => {
+        let body = '';
+        response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, body }));
+      })
+      .on('error', reject);
+  });
 }
 
 /** A module worker over its bucket binding: GET reads a key, PUT writes one. */
@@ -49,7 +64,7 @@ describe('npm start without a configuration file', () => {
     const cwd = temporaryDirectory();
     const platform = await startPlatform(cwd, [], { PORT: '0' });
     try {
-      expect(Object.keys(platform.urls).sort()).toEqual(['api', 's3']);
+      expect(Object.keys(platform.urls).sort()).toEqual(['api', 'edge', 's3']);
       expect(platform.token).toBeDefined();
       expect(platform.s3Key).toBeDefined();
       // Shown once: the secret appears in the output exactly one time.
@@ -66,12 +81,16 @@ describe('npm start without a configuration file', () => {
         name: 'SignatureDoesNotMatch',
       });
 
+      // The edge answers a hostname nothing is deployed at as the platform does.
+      const edge = await edgeRequest(platform, 'example.org');
+      expect([edge.status, edge.body]).toEqual([530, 'error code: 1001']);
+
       const ready = await fetch(`${new URL(platform.urls.api!).origin}/readyz`);
       expect(ready.status).toBe(200);
       expect(await ready.json()).toEqual({
         ready: true,
         database: 'sqlite',
-        components: { api: { state: 'running', url: platform.urls.api }, s3: { state: 'running', url: platform.urls.s3 } },
+        components: { api: { state: 'running', url: platform.urls.api }, s3: { state: 'running', url: platform.urls.s3 }, edge: { state: 'running', url: platform.urls.edge } },
       });
       s3.destroy();
     } finally {
@@ -119,7 +138,7 @@ describe('a configuration file', () => {
     // The worker's variable (named after it) wins over the file's port, which could not be used.
     const platform = await startPlatform(cwd, [], { API_TOKEN: TOKEN, WORKER_FILES_PORT: '0' });
     try {
-      expect(Object.keys(platform.urls).sort()).toEqual(['api', 's3', 'worker:files']);
+      expect(Object.keys(platform.urls).sort()).toEqual(['api', 'edge', 's3', 'worker:files']);
       for (const url of Object.values(platform.urls)) expect(url).toMatch(/^http:\/\/127\.0\.0\.1:(?!0\b)\d+/);
       expect(platform.s3Key).toBeUndefined();
       const worker = platform.urls['worker:files']!;
@@ -138,13 +157,13 @@ describe('a configuration file', () => {
   });
 
   it('turns components off: the API alone, or the S3 endpoint alone', async () => {
-    const cwd = withFiles({ 'api-only.toml': '[s3]\nenabled = false\n', 's3-only.jsonc': '// JSON with comments is read too\n{ "api": { "enabled": false }, "s3": { "port": 0 }, }\n' });
+    const cwd = withFiles({ 'api-only.toml': '[s3]\nenabled = false\n', 's3-only.jsonc': '// JSON with comments is read too\n{ "api": { "enabled": false }, "s3": { "port": 0 }, "edge": { "enabled": false }, }\n' });
     const apiOnly = await startPlatform(cwd, ['--config', 'api-only.toml'], { PORT: '0', API_TOKEN: TOKEN });
     try {
-      expect(Object.keys(apiOnly.urls)).toEqual(['api']);
+      expect(Object.keys(apiOnly.urls)).toEqual(['api', 'edge']);
       expect(apiOnly.s3Key).toBeUndefined();
       const ready = (await (await fetch(`${new URL(apiOnly.urls.api!).origin}/readyz`)).json()) as { components: object };
-      expect(ready.components).toEqual({ api: { state: 'running', url: apiOnly.urls.api } });
+      expect(ready.components).toEqual({ edge: { state: 'running', url: apiOnly.urls.edge }, api: { state: 'running', url: apiOnly.urls.api } });
     } finally {
       expect(await apiOnly.stop()).toBe(0);
     }
@@ -168,7 +187,7 @@ describe('a configuration file', () => {
       startPlatform(cwd, [], { PORT: '0', S3_PORT: '0', DATA_DIR: 'two', API_TOKEN: TOKEN }),
     ]);
     try {
-      expect(new Set(Object.values({ ...one.urls, ...Object.fromEntries(Object.entries(two.urls).map(([k, v]) => [`2${k}`, v])) }).map((url) => new URL(url).port)).size).toBe(4);
+      expect(new Set(Object.values({ ...one.urls, ...Object.fromEntries(Object.entries(two.urls).map(([k, v]) => [`2${k}`, v])) }).map((url) => new URL(url).port)).size).toBe(6);
       const s3 = s3Client(one);
       await s3.send(new CreateBucketCommand({ Bucket: 'only-in-one' }));
       s3.destroy();
@@ -226,7 +245,7 @@ describe('a configuration that cannot be used', () => {
     expect(stderr).toContain(`${file}: api.port: must be a port from 0 to 65535, not 70000`);
     expect(stderr).toContain(`${file}: api.hots: unknown key (keys of api: enabled, port, host)`);
     expect(stderr).toContain(`${file}: s3.port: must be a port from 0 to 65535, not "eighty"`);
-    expect(stderr).toContain(`${file}: colour: unknown key (keys: state, api, s3, workers, rate_limit, faults)`);
+    expect(stderr).toContain(`${file}: colour: unknown key (keys: state, api, s3, edge, workers, rate_limit, faults)`);
   });
 
   it('refuses two components on one port', async () => {
@@ -343,7 +362,7 @@ describe('the example configuration', () => {
     const root = path.resolve(import.meta.dirname, '../..');
     const settings = resolveSettings(path.join(root, 'examples/platform.toml'), { AUTH_KEY_SECRET: 'change-me' });
     expect(settings.dataDir).toBe(path.join(root, 'data'));
-    expect([settings.api?.port, settings.s3?.port, settings.workers.map((worker) => [worker.name, worker.port])]).toEqual([8787, 8788, [['reference-worker', 8789]]]);
+    expect([settings.api?.port, settings.s3?.port, settings.edge?.port, settings.workers.map((worker) => [worker.name, worker.port])]).toEqual([8787, 8788, 8789, [['reference-worker', 8790]]]);
     expect(settings.s3?.generatedKey).toBeDefined();
   });
 });

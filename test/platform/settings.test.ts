@@ -33,15 +33,27 @@ describe('ports', () => {
       'b.toml': wrangler('b'),
       'c.toml': wrangler('c'),
     });
-    const { api, s3, workers } = settings();
-    expect([api!.port, s3!.port, ...workers.map((worker) => worker.port)]).toEqual([8787, 8788, 8789, 8790, 8791]);
+    const { api, s3, edge, workers } = settings();
+    expect([api!.port, s3!.port, edge!.port, ...workers.map((worker) => worker.port)]).toEqual([8787, 8788, 8789, 8791, 8790, 8792]);
   });
 
   it('follows PORT, and picks free ports for all when PORT is 0', () => {
     const { settings } = settingsOf('[[workers]]\nconfig = "a.toml"\n', { PORT: '9000' }, { 'a.toml': wrangler('a') });
-    expect([settings().api!.port, settings().s3!.port, settings().workers[0]!.port]).toEqual([9000, 9001, 9002]);
+    expect([settings().api!.port, settings().s3!.port, settings().edge!.port, settings().workers[0]!.port]).toEqual([9000, 9001, 9002, 9003]);
     const zero = settingsOf('[[workers]]\nconfig = "a.toml"\nport = 7000\n', { PORT: '0' }, { 'a.toml': wrangler('a') }).settings();
-    expect([zero.api!.port, zero.s3!.port, zero.workers[0]!.port]).toEqual([0, 0, 7000]);
+    expect([zero.api!.port, zero.s3!.port, zero.edge!.port, zero.workers[0]!.port]).toEqual([0, 0, 0, 7000]);
+  });
+
+  it('puts the edge after the S3 endpoint, moved by EDGE_PORT and EDGE_HOST, turned off by enabled = false', () => {
+    const { settings } = settingsOf('[edge]\nport = 7000\n', { EDGE_PORT: '7100', EDGE_HOST: '0.0.0.0' });
+    expect(settings().edge).toEqual({ port: 7100, host: '0.0.0.0', portFrom: 'EDGE_PORT' });
+    expect(resolveSettings(undefined, {}).edge).toEqual({ port: 8789, host: '127.0.0.1', portFrom: 'default' });
+    expect(settingsOf('[edge]\nenabled = false\n').settings().edge).toBeUndefined();
+    const bad = settingsOf('[edge]\nport = "x"\nzones = 1\n');
+    expect(problemsOf(bad.settings)).toEqual([
+      `${bad.file}: edge.port: must be a port from 0 to 65535, not "x"`,
+      `${bad.file}: edge.zones: unknown key (keys of edge: enabled, port, host)`,
+    ]);
   });
 
   it('lets a worker variable, named after the worker, win over the file', () => {
@@ -51,11 +63,11 @@ describe('ports', () => {
   });
 
   it('refuses a default pushed past 65535, two workers of one name, and every component off', () => {
-    expect(problemsOf(() => resolveSettings(undefined, { PORT: '65535' }))).toEqual(['no default port is left above 65535 for the S3 endpoint: give it one']);
+    expect(problemsOf(() => resolveSettings(undefined, { PORT: '65535' }))).toEqual(['no default port is left above 65535 for the S3 endpoint: give it one', 'no default port is left above 65535 for the edge: give it one']);
     const { file, settings } = settingsOf('[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[[workers]]\nconfig = "a.toml"\n\n[[workers]]\nconfig = "a.toml"\n', {}, { 'a.toml': wrangler('a') });
     expect(problemsOf(settings)).toEqual([`${file}: workers[1].name: "a" names workers[0] too; give each worker its own name`]);
-    const off = settingsOf('[api]\nenabled = false\n\n[s3]\nenabled = false\n');
-    expect(problemsOf(off.settings)).toEqual([`${off.file}: every component is off: turn on the api, the s3 endpoint or a worker`]);
+    const off = settingsOf('[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[edge]\nenabled = false\n');
+    expect(problemsOf(off.settings)).toEqual([`${off.file}: every component is off: turn on the api, the s3 endpoint, the edge or a worker`]);
   });
 });
 
