@@ -1839,6 +1839,799 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/workers/scripts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List worker scripts
+         * @description The scripts of the account, by name, each with its newest version's compatibility and handlers.
+         */
+        get: operations["listWorkerScripts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker's main module
+         * @description The main module of the version serving now (the newest version before any deployment): its
+         *     bytes, as the platform answers them.
+         */
+        get: operations["getWorkerScriptContent"];
+        /**
+         * Upload and deploy a worker
+         * @description A new version of the script from a multipart form (a `metadata` part and the modules),
+         *     deployed at once to every request; the script is created when absent. The main module must be
+         *     an ES module that parses (code 10021 with the parser's message otherwise); bindings are
+         *     `plain_text`, `json`, `r2_bucket` (a bucket of the account) and `secret_text` (sealed at rest,
+         *     never answered); any other binding type is refused by name (10021). Modules compress (gzip) to
+         *     at most 10 MiB (10027); the form itself is at most 64 MiB (413). A name is lower-case letters,
+         *     digits, `-` and `_`, at most 63 characters (10016). A refused or cut-off upload changes nothing.
+         *     The official client sends this form with `Content-Type: application/javascript` and its
+         *     metadata as `metadata[...]` fields: both are read.
+         */
+        put: operations["uploadWorkerScript"];
+        post?: never;
+        /**
+         * Delete a worker
+         * @description Deletes the script with its versions, deployments, secrets and routes; it stops serving at
+         *     once. Answers `result: null`, as the platform does.
+         */
+        delete: operations["deleteWorkerScript"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker's settings
+         * @description The bindings (secrets by name), compatibility and log settings of the version serving now (the
+         *     newest one before any deployment), with the script's own settings.
+         */
+        get: operations["getWorkerScriptSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/script-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker's unversioned settings
+         * @description Workers Logpush, Workers Logs, tags and tail consumers: settings that apply to every version.
+         */
+        get: operations["getWorkerScriptLevelSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a worker's unversioned settings
+         * @description Changes the settings sent and keeps the others (wrangler sends `observability` and `tags` after
+         *     each deploy). Tail consumers must be empty: no tail is served here.
+         */
+        patch: operations["updateWorkerScriptLevelSettings"];
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/subdomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker's workers.dev switch
+         * @description Whether the script answers at `SCRIPT.SUBDOMAIN.workers.dev`.
+         */
+        get: operations["getWorkerScriptSubdomain"];
+        put?: never;
+        /**
+         * Switch a worker's workers.dev route
+         * @description Turns the script's workers.dev route on or off (and preview URLs, which are kept but not served).
+         */
+        post: operations["updateWorkerScriptSubdomain"];
+        /**
+         * Turn a worker's workers.dev route off
+         * @description The same as switching it off.
+         */
+        delete: operations["deleteWorkerScriptSubdomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a worker's routes
+         * @description The routes running the script, in the account's zones.
+         */
+        get: operations["listWorkerScriptRoutes"];
+        /**
+         * Replace a worker's routes
+         * @description The script's routes become exactly these (what wrangler deploys from `routes`). Each pattern's
+         *     zone is the one named (`zone_id`, `zone_name`) or the account's zone whose name the pattern's
+         *     host is or ends with; a pattern outside its zone answers 10022, one another script holds 10020.
+         *     All or nothing.
+         */
+        put: operations["updateWorkerScriptRoutes"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a worker's versions
+         * @description Versions of the script, newest first.
+         */
+        get: operations["listWorkerVersions"];
+        put?: never;
+        /**
+         * Upload a version without deploying it
+         * @description A new version from the same multipart form as an upload, on a script that exists (10007
+         *     otherwise); nothing serves it until a deployment names it. Checked as an upload is.
+         */
+        post: operations["uploadWorkerVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/versions/{version_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Identifier of a version of the script (a UUID).
+                 * @example 18f97339-c287-4872-9bdd-e2135c07ec12
+                 */
+                version_id: components["parameters"]["WorkerVersionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a version
+         * @description A version with its bindings (secrets by name) and compatibility.
+         */
+        get: operations["getWorkerVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/deployments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a worker's deployments
+         * @description Deployments of the script, the one serving first.
+         */
+        get: operations["listWorkerDeployments"];
+        put?: never;
+        /**
+         * Deploy versions
+         * @description Which versions serve the script's requests from now on: one at 100%, or two whose percentages
+         *     add up to 100. A rollback is a deployment of an earlier version. Each version keeps its own
+         *     secrets, so a rollback brings back the secrets that version had; `force` (sent by wrangler to
+         *     confirm that) has nothing to override here.
+         */
+        post: operations["createWorkerDeployment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/deployments/{deployment_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Identifier of a deployment of the script (a UUID).
+                 * @example bcf48806-b317-4351-9ee7-36e7d557d4de
+                 */
+                deployment_id: components["parameters"]["WorkerDeploymentId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a deployment
+         * @description A deployment of the script.
+         */
+        get: operations["getWorkerDeployment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a worker's secrets
+         * @description Names of the secrets of the version serving now; values are never answered.
+         */
+        get: operations["listWorkerSecrets"];
+        /**
+         * Add or replace a secret
+         * @description A new version with the secret, from the latest version, deployed at 100% at once. The latest
+         *     version must be the one serving every request (10215 otherwise, as the platform answers). The
+         *     value is sealed (AES-256-GCM) before it is stored and never answered or logged; at most 5 KiB.
+         */
+        put: operations["updateWorkerSecret"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/secrets/{secret_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Name of the secret binding.
+                 * @example API_KEY
+                 */
+                secret_name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a secret
+         * @description The secret by name (never its value).
+         */
+        get: operations["getWorkerSecret"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a secret
+         * @description A new version without the secret, deployed at 100% at once (as for adding one).
+         */
+        delete: operations["deleteWorkerSecret"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/secrets-bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change several secrets at once
+         * @description One new version with every change (`null` deletes a secret), deployed at 100% at once, as for
+         *     one secret; all or nothing. Takes `application/merge-patch+json` (what wrangler sends) as JSON.
+         */
+        patch: operations["updateWorkerSecrets"];
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker's cron triggers
+         * @description Always none: cron triggers are not run by this platform.
+         */
+        get: operations["getWorkerSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get what references a worker
+         * @description Always nothing: service bindings, Durable Objects and dispatch namespaces are not served here.
+         */
+        get: operations["getWorkerReferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/tails/by-consumer/{script_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List workers tailed by a worker
+         * @description Always none: tail consumers are not served here.
+         */
+        get: operations["listWorkerTailProducers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/services/{service_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker (the service and its script share it).
+                 * @example hello-worker
+                 */
+                service_name: components["parameters"]["ServiceName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker as a service
+         * @description The worker with its one environment, `production` (10007 when it does not exist: what wrangler reads first).
+         */
+        get: operations["getWorkerService"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a worker (service)
+         * @description The same as deleting the script.
+         */
+        delete: operations["deleteWorkerService"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/workers/{script_name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker (newer API)
+         * @description The worker with its workers.dev switch, as the newer Workers API answers it.
+         */
+        get: operations["getWorker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/subdomain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get the account's workers.dev subdomain
+         * @description The subdomain workers of the account answer under (10007 until one is set).
+         */
+        get: operations["getWorkersSubdomain"];
+        /**
+         * Set the account's workers.dev subdomain
+         * @description Claims the subdomain for the account (replacing its former one); one that another account holds
+         *     answers 10031. Lower-case letters, digits and `-`, at most 63 characters, not starting or
+         *     ending with `-`.
+         */
+        put: operations["updateWorkersSubdomain"];
+        post?: never;
+        /**
+         * Release the account's workers.dev subdomain
+         * @description No worker of the account answers on workers.dev afterwards.
+         */
+        delete: operations["deleteWorkersSubdomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/durable_objects/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List Durable Object namespaces
+         * @description Always empty: Durable Objects are not served here (wrangler lists them before deleting a worker).
+         */
+        get: operations["listDurableObjectNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/storage/kv/namespaces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List KV namespaces
+         * @description Always empty: KV is not served here (wrangler lists namespaces before deleting a worker).
+         */
+        get: operations["listKvNamespaces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/workers/routes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a zone's worker routes
+         * @description The zone's routes by pattern.
+         */
+        get: operations["listWorkerRoutes"];
+        put?: never;
+        /**
+         * Create a worker route
+         * @description Requests of the zone matching the pattern run the script (or no worker, without `script`). The
+         *     pattern's host must be the zone's name or below it (10022), each pattern once per zone (10020),
+         *     and the script one of the zone's account (10007).
+         */
+        post: operations["createWorkerRoute"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/zones/{zone_id}/workers/routes/{route_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of the route (32 lower-case hexadecimal characters).
+                 * @example 9a7806061c88ada191ed06f989cc3dac
+                 */
+                route_id: components["parameters"]["RouteId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a worker route
+         * @description A route of the zone.
+         */
+        get: operations["getWorkerRoute"];
+        /**
+         * Replace a worker route
+         * @description The route's pattern and script, checked as on creation.
+         */
+        put: operations["updateWorkerRoute"];
+        post?: never;
+        /**
+         * Delete a worker route
+         * @description Answers the deleted route's id.
+         */
+        delete: operations["deleteWorkerRoute"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3633,6 +4426,572 @@ export interface components {
         TemporaryCredentialsEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["TemporaryCredentials"];
         };
+        /**
+         * @description Name of a worker script.
+         * @example hello-worker
+         */
+        WorkerScriptName: string;
+        /** @description A worker script of the account. */
+        WorkerScript: {
+            id: components["schemas"]["WorkerScriptName"];
+            tag: components["schemas"]["Identifier"];
+            /** @description Hash of the newest version's modules. */
+            etag: string;
+            /** @description Event handlers the main module exports (`fetch`, `scheduled`...). */
+            handlers: string[];
+            /**
+             * Format: date-time
+             * @description When the script was first uploaded.
+             */
+            created_on: string;
+            /**
+             * Format: date-time
+             * @description When the script last changed.
+             */
+            modified_on: string;
+            /** @description The newest version's compatibility date. */
+            compatibility_date: string;
+            /** @description The newest version's compatibility flags. */
+            compatibility_flags: string[];
+            /** @description Always false (static assets are not served by this platform). */
+            has_assets: boolean;
+            /** @description Always true (module workers only). */
+            has_modules: boolean;
+            /** @description Whether Workers Logpush is on for the script. */
+            logpush: boolean;
+            /**
+             * @description Always `standard`.
+             * @enum {string}
+             */
+            usage_model: "standard";
+            /** @description The script's tags. */
+            tags: string[];
+            /** @description Workers that receive the script's tail events. */
+            tail_consumers: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description What uploaded the newest version: `wrangler`, `api`. */
+            last_deployed_from: string;
+            /** @description On an upload, the new version's id (as the platform names it). */
+            deployment_id?: string | null;
+            /** @description Workers Logs settings. */
+            observability?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description Envelope whose result is the scripts of the account. */
+        WorkerScriptListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerScript"][];
+        };
+        /**
+         * @description A binding of a version: what the worker finds in `env` under `name`. This platform serves
+         *     `plain_text` (a string), `json` (any JSON value), `r2_bucket` (a bucket of the account) and
+         *     `secret_text` (a secret: its value is sent on writes and never answered). Any other type the
+         *     platform has is refused by name (code 10021).
+         */
+        WorkerBinding: {
+            /**
+             * @description The binding's type.
+             * @example r2_bucket
+             */
+            type: string;
+            /**
+             * @description The name in `env`.
+             * @example BUCKET
+             */
+            name: string;
+            /** @description The value of a `plain_text` binding (and of a `secret_text` one when written). */
+            text?: string;
+            /** @description The value of a `json` binding. */
+            json?: unknown;
+            /** @description The bucket of an `r2_bucket` binding. */
+            bucket_name?: string;
+            /** @description The bucket's jurisdiction (`eu`, `fedramp`), when not the default. */
+            jurisdiction?: string;
+        };
+        /**
+         * @description The `metadata` part of an upload: the version's main module, bindings and compatibility.
+         *     Every other part is a module, named by its part name, typed by its content type:
+         *     `application/javascript+module` (ES module), `application/javascript` or `text/javascript`
+         *     (CommonJS), `text/plain` (text), `application/octet-stream` (data), `application/wasm`
+         *     (WebAssembly), `application/source-map` (a source map, kept, never run).
+         */
+        WorkerUploadMetadata: {
+            /** @description The part holding the module the worker starts from (an ES module). */
+            main_module: string;
+            /** @description The version's bindings. */
+            bindings?: components["schemas"]["WorkerBinding"][];
+            /** @description The runtime's compatibility date (YYYY-MM-DD). */
+            compatibility_date?: string;
+            /** @description Compatibility flags. */
+            compatibility_flags?: string[];
+            /** @description Binding types carried over from the version serving now when not sent (`secret_text` keeps the secrets). */
+            keep_bindings?: string[];
+            /** @description `workers/message` and `workers/tag` of the version. */
+            annotations?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A multipart form, a `metadata` part (JSON, see WorkerUploadMetadata) and one part per module, named by the module's name. */
+        WorkerUploadForm: {
+            /** @description The version's metadata, as JSON. */
+            metadata?: string;
+        } & {
+            [key: string]: string;
+        };
+        /** @description Envelope whose result is a worker script. */
+        WorkerScriptEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerScript"];
+        };
+        /** @description Envelope of a deletion whose result is null, as the platform answers it. */
+        NullResultEnvelope: components["schemas"]["Envelope"] & {
+            result: null;
+        };
+        /** @description The script's settings with its serving version's: bindings (secrets by name), compatibility, logs. */
+        WorkerScriptSettings: {
+            /** @description Bindings of the version serving now (or the newest one, before any deployment). */
+            bindings: components["schemas"]["WorkerBinding"][];
+            /** @description Compatibility date. */
+            compatibility_date: string;
+            /** @description Compatibility flags. */
+            compatibility_flags: string[];
+            /** @description Workers Logpush. */
+            logpush: boolean;
+            /** @description Always empty (no Smart Placement here). */
+            placement: {
+                [key: string]: unknown;
+            };
+            /** @description Tags. */
+            tags: string[];
+            /** @description Tail consumers. */
+            tail_consumers: {
+                [key: string]: unknown;
+            }[] | null;
+            /** @description Always `standard`. */
+            usage_model: string;
+            /** @description Workers Logs settings. */
+            observability: {
+                [key: string]: unknown;
+            } | null;
+        };
+        /** @description Envelope whose result is the script's settings. */
+        WorkerScriptSettingsEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerScriptSettings"];
+        };
+        /** @description Settings of the script that are not versioned. */
+        WorkerScriptLevelSettings: {
+            /** @description Workers Logpush. */
+            logpush: boolean;
+            /** @description Workers Logs settings. */
+            observability: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tags. */
+            tags: string[] | null;
+            /** @description Tail consumers. */
+            tail_consumers: {
+                [key: string]: unknown;
+            }[] | null;
+        };
+        /** @description Envelope whose result is the script's unversioned settings. */
+        WorkerScriptLevelSettingsEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerScriptLevelSettings"];
+        };
+        /** @description Settings to change; those left out stay. */
+        WorkerScriptLevelSettingsPatch: {
+            /** @description Workers Logpush. */
+            logpush?: boolean;
+            /** @description Workers Logs settings. */
+            observability?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Tags. */
+            tags?: string[] | null;
+            /** @description Tail consumers (only an empty list or null here; none are served). */
+            tail_consumers?: {
+                [key: string]: unknown;
+            }[] | null;
+        };
+        /** @description Whether the script answers on workers.dev (and on preview URLs). */
+        ScriptSubdomain: {
+            /** @description Served at `SCRIPT.SUBDOMAIN.workers.dev`. */
+            enabled: boolean;
+            /** @description Preview URLs switched on (kept; previews are not served here). */
+            previews_enabled: boolean;
+        };
+        /** @description Envelope whose result is the script's workers.dev switch. */
+        ScriptSubdomainEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["ScriptSubdomain"];
+        };
+        /** @description The script's workers.dev switch. */
+        ScriptSubdomainUpdate: {
+            /** @description Serve the script on workers.dev. */
+            enabled: boolean;
+            /** @description Switch preview URLs (kept as given; default the current value). */
+            previews_enabled?: boolean;
+        };
+        /** @description A route of the script, with its zone. */
+        ScriptRoute: {
+            id: components["schemas"]["Identifier"];
+            /** @description The route's pattern. */
+            pattern: string;
+            /** @description The script. */
+            script: string;
+            zone_id: components["schemas"]["Identifier"];
+            /** @description The zone's name. */
+            zone_name: string;
+        };
+        /** @description Envelope whose result lists the script's routes. */
+        ScriptRouteListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["ScriptRoute"][];
+        };
+        /** @description Every route the script should have (its other routes are removed). A route names its zone by `zone_id` or `zone_name`, or not at all (the zone whose name the pattern's host is or ends with). */
+        ScriptRoutesUpdate: {
+            /** @description The route's pattern. */
+            pattern: string;
+            zone_id?: components["schemas"]["Identifier"];
+            /** @description The zone's name. */
+            zone_name?: string;
+            /** @description Custom domains are refused (not served here). */
+            custom_domain?: boolean;
+        }[];
+        /** @description A version of a script: its modules, bindings and compatibility, immutable once uploaded. */
+        WorkerVersion: {
+            /** @description The version's id (a UUID). */
+            id: string;
+            /** @description 1 for the script's first version, then one more for each. */
+            number: number;
+            /** @description Who made the version, when and with what. */
+            metadata: {
+                /**
+                 * Format: date-time
+                 * @description When it was uploaded.
+                 */
+                created_on: string;
+                /**
+                 * Format: date-time
+                 * @description Same as created_on (versions never change).
+                 */
+                modified_on: string;
+                /** @description `wrangler` or `api`. */
+                source: string;
+                /** @description The uploader's email, when the credentials have one. */
+                author_email: string | null;
+                /** @description Always false (preview URLs are not served). */
+                hasPreview: boolean;
+            };
+            /** @description `workers/message`, `workers/tag`, `workers/triggered_by`. */
+            annotations: {
+                [key: string]: string;
+            };
+            /** @description What the version runs with. */
+            resources: {
+                /** @description Its bindings (secrets by name only). */
+                bindings: components["schemas"]["WorkerBinding"][];
+                /** @description Its modules' hash and handlers. */
+                script: {
+                    /** @description Hash of the modules. */
+                    etag: string;
+                    /** @description Event handlers of the main module. */
+                    handlers: string[];
+                    /** @description What uploaded it. */
+                    last_deployed_from?: string;
+                };
+                /** @description The runtime's settings for the version. */
+                script_runtime: {
+                    /** @description Compatibility date. */
+                    compatibility_date: string;
+                    /** @description Compatibility flags. */
+                    compatibility_flags: string[];
+                    /** @description Always `standard`. */
+                    usage_model: string;
+                };
+            };
+            /** @description On an upload, how long the worker took to start (0 here; the runtime starts it when first served). */
+            startup_time_ms?: number;
+        };
+        /** @description Envelope whose result lists versions, newest first. */
+        WorkerVersionListEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                /** @description The versions. */
+                items: components["schemas"]["WorkerVersion"][];
+            };
+            result_info?: components["schemas"]["ResultInfo"];
+        };
+        /** @description Envelope whose result is a version. */
+        WorkerVersionEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerVersion"];
+        };
+        /** @description A version of a deployment and its share of requests. */
+        WorkerDeploymentVersion: {
+            /** @description The version's id. */
+            version_id: string;
+            /** @description Its share of requests, in percent. */
+            percentage: number;
+        };
+        /** @description Which versions serve the script's requests, and at what shares; the newest deployment is the one serving. */
+        WorkerDeployment: {
+            /** @description The deployment's id (a UUID). */
+            id: string;
+            /** @description `wrangler` or `api`. */
+            source: string;
+            /**
+             * @description Always `percentage`.
+             * @enum {string}
+             */
+            strategy: "percentage";
+            /** @description Who made it, when the credentials have an email. */
+            author_email: string | null;
+            /**
+             * Format: date-time
+             * @description When it was made.
+             */
+            created_on: string;
+            /** @description The versions and their shares (adding up to 100). */
+            versions: components["schemas"]["WorkerDeploymentVersion"][];
+            /** @description `workers/message`, `workers/triggered_by` (`upload`, `secret`, `rollback`...). */
+            annotations: {
+                [key: string]: string;
+            };
+        };
+        /** @description Envelope whose result lists deployments, newest (serving) first. */
+        WorkerDeploymentListEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                /** @description The deployments. */
+                deployments: components["schemas"]["WorkerDeployment"][];
+            };
+        };
+        /** @description A new deployment (one version at 100%, or two splitting the requests). */
+        WorkerDeploymentCreate: {
+            /**
+             * @description Only `percentage`.
+             * @enum {string}
+             */
+            strategy: "percentage";
+            /** @description Versions of the script and their shares, adding up to 100. */
+            versions: components["schemas"]["WorkerDeploymentVersion"][];
+            /** @description `workers/message` (what wrangler's `--message` sets), `workers/triggered_by`. */
+            annotations?: {
+                [key: string]: string;
+            };
+            /** @description How Durable Objects pick up new code; this platform has none, so nothing follows from it. */
+            code_update_strategy?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Envelope whose result is a deployment. */
+        WorkerDeploymentEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerDeployment"];
+        };
+        /** @description A secret of the script, by name (its value is never answered). */
+        WorkerSecret: {
+            /** @description The binding's name. */
+            name: string;
+            /**
+             * @description Always `secret_text`.
+             * @enum {string}
+             */
+            type: "secret_text";
+        };
+        /** @description Envelope whose result lists the secrets of the version serving now. */
+        WorkerSecretListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerSecret"][];
+        };
+        /** @description A secret to add or replace. */
+        WorkerSecretPut: {
+            /** @description The binding's name. */
+            name: string;
+            /** @description The value (at most 5 KiB). */
+            text: string;
+            /**
+             * @description Only `secret_text` (a `secret_key` is refused).
+             * @enum {string}
+             */
+            type: "secret_text";
+        };
+        /** @description Envelope whose result is a secret (without its value). */
+        WorkerSecretEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerSecret"];
+        };
+        /** @description Secrets by name: an object adds or replaces one, `null` deletes one, and a name left out stays. */
+        WorkerSecretsBulk: {
+            /** @description The changes. */
+            secrets: {
+                [key: string]: components["schemas"]["WorkerSecretPut"] | null;
+            };
+            /** @description Refused when not empty (version tags are not kept). */
+            version_tags?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description Envelope whose result maps each secret of the new version to its name and type. */
+        WorkerSecretMapEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                [key: string]: components["schemas"]["WorkerSecret"];
+            };
+        };
+        /** @description The script's cron triggers (none can be set here). */
+        WorkerSchedules: {
+            /** @description Always empty. */
+            schedules: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description Envelope whose result is the script's cron triggers. */
+        WorkerSchedulesEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerSchedules"];
+        };
+        /** @description What else uses the script (nothing can, here). */
+        WorkerReferences: {
+            /** @description Service bindings to it. */
+            services: {
+                /** @description Always empty. */
+                incoming: {
+                    [key: string]: unknown;
+                }[];
+                /** @description Always empty. */
+                outgoing: {
+                    [key: string]: unknown;
+                }[];
+                /** @description Always false. */
+                pages_function: boolean;
+            };
+            /** @description Always empty. */
+            durable_objects: {
+                [key: string]: unknown;
+            }[];
+            /** @description Always empty. */
+            dispatch_outbounds: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description Envelope whose result is what references the script. */
+        WorkerReferencesEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerReferences"];
+        };
+        /** @description Envelope of a list that is always empty here (a resource this platform does not keep). */
+        EmptyListEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                [key: string]: unknown;
+            }[];
+            /** @description Paging of the (empty) list. */
+            result_info?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A worker as a service with its one environment, `production`. */
+        WorkerService: {
+            id: components["schemas"]["WorkerScriptName"];
+            /** @description The production environment and its script. */
+            default_environment: {
+                /** @description Always `production`. */
+                environment: string;
+                /**
+                 * Format: date-time
+                 * @description When the script was created.
+                 */
+                created_on: string;
+                /**
+                 * Format: date-time
+                 * @description When it last changed.
+                 */
+                modified_on: string;
+                script: components["schemas"]["WorkerScript"];
+            };
+            /**
+             * Format: date-time
+             * @description When the worker was created.
+             */
+            created_on: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            modified_on: string;
+            /** @description Its environments. */
+            environments: {
+                /** @description The environment's name. */
+                environment: string;
+                /**
+                 * Format: date-time
+                 * @description When it was created.
+                 */
+                created_on: string;
+                /**
+                 * Format: date-time
+                 * @description When it last changed.
+                 */
+                modified_on: string;
+            }[];
+        };
+        /** @description Envelope whose result is the worker as a service. */
+        WorkerServiceEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerService"];
+        };
+        /** @description A worker as the newer Workers API answers it. */
+        Worker: {
+            id: components["schemas"]["Identifier"];
+            name: components["schemas"]["WorkerScriptName"];
+            /**
+             * Format: date-time
+             * @description When it was created.
+             */
+            created_on: string;
+            /**
+             * Format: date-time
+             * @description When it last changed.
+             */
+            updated_on: string;
+            /** @description Workers Logpush. */
+            logpush: boolean;
+            /** @description Workers Logs settings. */
+            observability: {
+                [key: string]: unknown;
+            };
+            subdomain: components["schemas"]["ScriptSubdomain"];
+            /** @description Tags. */
+            tags: string[];
+            /** @description Tail consumers. */
+            tail_consumers: {
+                [key: string]: unknown;
+            }[];
+        };
+        /** @description Envelope whose result is a worker. */
+        WorkerEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["Worker"];
+        };
+        /** @description The account's workers.dev subdomain. */
+        WorkersSubdomain: {
+            /** @description Workers of the account with workers.dev on answer at `SCRIPT.SUBDOMAIN.workers.dev`. */
+            subdomain: string;
+        };
+        /** @description Envelope whose result is the account's workers.dev subdomain. */
+        WorkersSubdomainEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkersSubdomain"];
+        };
+        /** @description A zone's route: requests whose URL matches the pattern run the script. */
+        WorkerRoute: {
+            id: components["schemas"]["Identifier"];
+            /** @description `host/path` with `*` wildcards, the host in the zone (`shop.example.com/*`, `*.example.com/api/*`). */
+            pattern: string;
+            /** @description The script it runs; absent when the route turns workers off for the pattern. */
+            script?: string;
+        };
+        /** @description Envelope whose result lists the zone's routes. */
+        WorkerRouteListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerRoute"][];
+        };
+        /** @description A route to create or replace. */
+        WorkerRouteInput: {
+            /** @description `host/path` with `*` wildcards; the host must be the zone's name or below it. */
+            pattern: string;
+            /** @description A script of the zone's account; absent to run no worker on the pattern. */
+            script?: string;
+        };
+        /** @description Envelope whose result is a route. */
+        WorkerRouteEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerRoute"];
+        };
     };
     responses: {
         /** @description The request is invalid: a parameter or body field (named in the message), malformed JSON or malformed authentication headers. */
@@ -3786,6 +5145,24 @@ export interface components {
         };
         /** @description The object body is larger than 300 MiB, the API's limit (wrangler's too). */
         ObjectTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215). */
+        WorkerBadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description No such worker, version, deployment or secret (code 10007), or route (10005). */
+        WorkerNotFound: {
             headers: {
                 [name: string]: unknown;
             };
@@ -4138,6 +5515,101 @@ export interface components {
          * @example Fri, 01 Jan 2027 00:00:00 GMT
          */
         ObjectExpiresHeader: string;
+        /**
+         * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+         * @example hello-worker
+         */
+        ScriptName: string;
+        /**
+         * @description `strict` (what wrangler sends): an `inherit` binding must name a binding of the version serving now. This platform refuses `inherit` bindings, so both values behave alike.
+         * @example strict
+         */
+        BindingsInheritQuery: "strict";
+        /**
+         * @description Leave the script's content out of the answer (wrangler sends it; the answer never holds the content anyway).
+         * @example true
+         */
+        ExcludeScriptQuery: boolean;
+        /**
+         * @description Delete the worker even if other workers or resources still reference it (this platform has no such references, so deletion never needs it; accepted for the tools that send it).
+         * @example true
+         */
+        ForceQuery: boolean;
+        /**
+         * @description The API date wrangler sends with the workers.dev switch; the answer is the same for every date.
+         * @example 2025-08-01
+         */
+        WorkersApiDateHeader: string;
+        /**
+         * @description Add each route's zone name (always present here).
+         * @example true
+         */
+        ShowZoneNameQuery: boolean;
+        /**
+         * @description Only versions that can be deployed (every version here can).
+         * @example true
+         */
+        DeployableQuery: boolean;
+        /**
+         * @description Page number, from 1.
+         * @example 1
+         */
+        VersionsPage: number;
+        /**
+         * @description Versions per page (newest first).
+         * @example 10
+         */
+        VersionsPerPage: number;
+        /**
+         * @description Identifier of a version of the script (a UUID).
+         * @example 18f97339-c287-4872-9bdd-e2135c07ec12
+         */
+        WorkerVersionId: string;
+        /**
+         * @description Identifier of a deployment of the script (a UUID).
+         * @example bcf48806-b317-4351-9ee7-36e7d557d4de
+         */
+        WorkerDeploymentId: string;
+        /**
+         * @description Name of the secret binding.
+         * @example API_KEY
+         */
+        SecretName: string;
+        /**
+         * @description The secret's name in the path is URL-encoded (wrangler sends `true`); names are always read decoded.
+         * @example true
+         */
+        UrlEncodedQuery: boolean;
+        /**
+         * @description Name of the worker (the service and its script share it).
+         * @example hello-worker
+         */
+        ServiceName: string;
+        /**
+         * @description Page number, from 1.
+         * @example 1
+         */
+        KvPage: number;
+        /**
+         * @description Items per page.
+         * @example 1000
+         */
+        KvPerPage: number;
+        /**
+         * @description Order of the namespaces (the list is always empty here).
+         * @example title
+         */
+        KvOrder: "id" | "title";
+        /**
+         * @description Direction of the order.
+         * @example asc
+         */
+        KvDirection: "asc" | "desc";
+        /**
+         * @description Identifier of the route (32 lower-case hexadecimal characters).
+         * @example 9a7806061c88ada191ed06f989cc3dac
+         */
+        RouteId: components["schemas"]["Identifier"];
     };
     requestBodies: never;
     headers: never;
@@ -7660,6 +9132,1486 @@ export interface operations {
             404: components["responses"]["BucketNotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listWorkerScripts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerScriptListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    getWorkerScriptContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The main module. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/javascript": string;
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    uploadWorkerScript: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `strict` (what wrangler sends): an `inherit` binding must name a binding of the version serving now. This platform refuses `inherit` bindings, so both values behave alike.
+                 * @example strict
+                 */
+                bindings_inherit?: components["parameters"]["BindingsInheritQuery"];
+                /**
+                 * @description Leave the script's content out of the answer (wrangler sends it; the answer never holds the content anyway).
+                 * @example true
+                 */
+                excludeScript?: components["parameters"]["ExcludeScriptQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["WorkerUploadForm"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerScriptEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteWorkerScript: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Delete the worker even if other workers or resources still reference it (this platform has no such references, so deletion never needs it; accepted for the tools that send it).
+                 * @example true
+                 */
+                force?: components["parameters"]["ForceQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorkerScriptSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerScriptSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorkerScriptLevelSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerScriptLevelSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerScriptLevelSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerScriptLevelSettingsPatch"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerScriptLevelSettingsEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerScriptSubdomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerScriptSubdomain: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API date wrangler sends with the workers.dev switch; the answer is the same for every date.
+                 * @example 2025-08-01
+                 */
+                "Cloudflare-Workers-Script-Api-Date"?: components["parameters"]["WorkersApiDateHeader"];
+            };
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScriptSubdomainUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteWorkerScriptSubdomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerScriptRoutes: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Add each route's zone name (always present here).
+                 * @example true
+                 */
+                show_zonename?: components["parameters"]["ShowZoneNameQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptRouteListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerScriptRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScriptRoutesUpdate"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ScriptRouteListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    listWorkerVersions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only versions that can be deployed (every version here can).
+                 * @example true
+                 */
+                deployable?: components["parameters"]["DeployableQuery"];
+                /**
+                 * @description Page number, from 1.
+                 * @example 1
+                 */
+                page?: components["parameters"]["VersionsPage"];
+                /**
+                 * @description Versions per page (newest first).
+                 * @example 10
+                 */
+                per_page?: components["parameters"]["VersionsPerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerVersionListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    uploadWorkerVersion: {
+        parameters: {
+            query?: {
+                /**
+                 * @description `strict` (what wrangler sends): an `inherit` binding must name a binding of the version serving now. This platform refuses `inherit` bindings, so both values behave alike.
+                 * @example strict
+                 */
+                bindings_inherit?: components["parameters"]["BindingsInheritQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["WorkerUploadForm"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerVersionEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Identifier of a version of the script (a UUID).
+                 * @example 18f97339-c287-4872-9bdd-e2135c07ec12
+                 */
+                version_id: components["parameters"]["WorkerVersionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerVersionEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerDeployments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerDeploymentListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    createWorkerDeployment: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Delete the worker even if other workers or resources still reference it (this platform has no such references, so deletion never needs it; accepted for the tools that send it).
+                 * @example true
+                 */
+                force?: components["parameters"]["ForceQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerDeploymentCreate"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerDeploymentEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerDeployment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Identifier of a deployment of the script (a UUID).
+                 * @example bcf48806-b317-4351-9ee7-36e7d557d4de
+                 */
+                deployment_id: components["parameters"]["WorkerDeploymentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerDeploymentEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSecretListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerSecretPut"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerSecret: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The secret's name in the path is URL-encoded (wrangler sends `true`); names are always read decoded.
+                 * @example true
+                 */
+                url_encoded?: components["parameters"]["UrlEncodedQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Name of the secret binding.
+                 * @example API_KEY
+                 */
+                secret_name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSecretEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    deleteWorkerSecret: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The secret's name in the path is URL-encoded (wrangler sends `true`); names are always read decoded.
+                 * @example true
+                 */
+                url_encoded?: components["parameters"]["UrlEncodedQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description Name of the secret binding.
+                 * @example API_KEY
+                 */
+                secret_name: components["parameters"]["SecretName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerSecretsBulk"];
+                "application/merge-patch+json": components["schemas"]["WorkerSecretsBulk"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSecretMapEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSchedulesEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorkerReferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerReferencesEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerTailProducers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorkerService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker (the service and its script share it).
+                 * @example hello-worker
+                 */
+                service_name: components["parameters"]["ServiceName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerServiceEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    deleteWorkerService: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Delete the worker even if other workers or resources still reference it (this platform has no such references, so deletion never needs it; accepted for the tools that send it).
+                 * @example true
+                 */
+                force?: components["parameters"]["ForceQuery"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker (the service and its script share it).
+                 * @example hello-worker
+                 */
+                service_name: components["parameters"]["ServiceName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    getWorkersSubdomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkersSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkersSubdomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkersSubdomain"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkersSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteWorkersSubdomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listDurableObjectNamespaces: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, from 1.
+                 * @example 1
+                 */
+                page?: components["parameters"]["KvPage"];
+                /**
+                 * @description Items per page.
+                 * @example 1000
+                 */
+                per_page?: components["parameters"]["KvPerPage"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listKvNamespaces: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page number, from 1.
+                 * @example 1
+                 */
+                page?: components["parameters"]["KvPage"];
+                /**
+                 * @description Items per page.
+                 * @example 1000
+                 */
+                per_page?: components["parameters"]["KvPerPage"];
+                /**
+                 * @description Order of the namespaces (the list is always empty here).
+                 * @example title
+                 */
+                order?: components["parameters"]["KvOrder"];
+                /**
+                 * @description Direction of the order.
+                 * @example asc
+                 */
+                direction?: components["parameters"]["KvDirection"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+        };
+    };
+    listWorkerRoutes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRouteListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    createWorkerRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerRouteInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRouteEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    getWorkerRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of the route (32 lower-case hexadecimal characters).
+                 * @example 9a7806061c88ada191ed06f989cc3dac
+                 */
+                route_id: components["parameters"]["RouteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRouteEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of the route (32 lower-case hexadecimal characters).
+                 * @example 9a7806061c88ada191ed06f989cc3dac
+                 */
+                route_id: components["parameters"]["RouteId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerRouteInput"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRouteEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    deleteWorkerRoute: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Zone identifier (32 lower-case hexadecimal characters).
+                 * @example db737a563ced53f224ff5eae44905c5e
+                 */
+                zone_id: components["parameters"]["ZoneId"];
+                /**
+                 * @description Identifier of the route (32 lower-case hexadecimal characters).
+                 * @example 9a7806061c88ada191ed06f989cc3dac
+                 */
+                route_id: components["parameters"]["RouteId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerRouteEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
         };
     };
 }

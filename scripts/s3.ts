@@ -1,6 +1,7 @@
-// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]`:
+// `npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>] [--tls-cert <file> --tls-key <file>]`:
 // serves the buckets of a data directory (or a PostgreSQL database) through an S3-compatible API.
 // See docs/s3-endpoint.md.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigFileError } from '../src/config-files';
 import { FaultRulesError, readRulesFile } from '../src/faults';
@@ -17,7 +18,7 @@ import { DEFAULT_DATA_DIR } from '../src/worker';
 import { databaseUrlFrom, databaseUrlUsage } from './database-url-option';
 import { stopOnSignals } from './stop-on-signals';
 
-const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>]
+const USAGE = `Usage: npm run s3 -- [--port <n>] [--host <h>] [--data-dir <dir>] [--database-url <url>] [--credentials <file>] [--public-read <bucket>]... [--faults <file>] [--account <id>] [--tls-cert <file> --tls-key <file>]
 
 Serves the buckets of a data directory through an S3-compatible API (path-style addressing,
 AWS Signature Version 4), sharing them with workers started on the same directory.
@@ -31,6 +32,8 @@ ${databaseUrlUsage(26)}
   --account <id>          whose buckets to serve (bucket names are per account; default the data
                           directory's home account, ${HOME_ACCOUNT_ID})
   --faults <file>         fault rules to start with: the s3 list of a TOML or JSON file (default: FAULTS_FILE)
+  --tls-cert <file>       serve HTTPS with this certificate (PEM) and --tls-key's private key (PEM);
+  --tls-key <file>        customer encryption keys (SSE-C) are taken over plain HTTP from this machine only
 Access keys also come from ${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE}; at least one is required.
 Secrets are never printed. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
@@ -56,6 +59,8 @@ function readArguments() {
         region: { type: 'string' },
         account: { type: 'string' },
         faults: { type: 'string' },
+        'tls-cert': { type: 'string' },
+        'tls-key': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -73,6 +78,9 @@ function readArguments() {
     usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
   const database = databaseUrlFrom(values['database-url']);
   if (database.problem) usageError(`${database.problem}.`);
+  if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
+    usageError('--tls-cert and --tls-key go together: HTTPS needs both the certificate and its private key.');
+  const tls = values['tls-cert'] === undefined ? undefined : { cert: pemFile('--tls-cert', values['tls-cert']), key: pemFile('--tls-key', values['tls-key']!) };
   return {
     port,
     hostname: values.host ?? '127.0.0.1',
@@ -83,7 +91,16 @@ function readArguments() {
     region: values.region ?? 'auto',
     account: values.account ?? HOME_ACCOUNT_ID,
     faultsFile: values.faults ?? (process.env.FAULTS_FILE || undefined),
+    ...(tls ? { tls } : {}),
   };
+}
+
+function pemFile(option: string, file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    return usageError(`${option} ${file} cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}.`);
+  }
 }
 
 async function main(): Promise<void> {

@@ -5,7 +5,8 @@
 // endpoint (`/cdn-cgi/local/r2/s3`), and (e) the floor of a signed, durable request
 // (support/signed-durable-floor.ts: node:http, the presigned URL's signature checked, the on-disk
 // bucket's own statements committed with a full flush, nothing else), which shows how much of the
-// no-op server's rate the checks the targets keep leave to any server on this machine. Every
+// no-op server's rate the checks the targets keep leave to any server on this machine; and our
+// endpoint again with a customer key (SSE-C) on every request, against its plain figures. Every
 // server runs in a process of its own, the client in this one; the figures are requests per
 // second, best of the rounds, all measured in the same run, and the server's own CPU time per
 // request (user + system, all its threads, from /proc on Linux; least of the rounds): on a machine
@@ -13,7 +14,7 @@
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
@@ -44,6 +45,9 @@ export interface WireTarget {
   requests?: number;
   /** The server's process, whose CPU time is read; none for Miniflare (workerd is its child). */
   pid?: number;
+  /** Headers every request sends beside the presigned URL (a customer key), and the keys' prefix then. */
+  headers?: Record<string, string>;
+  prefix?: string;
   stop(): Promise<void>;
 }
 
@@ -126,11 +130,18 @@ export async function miniflareS3(persist: string): Promise<WireTarget> {
  * Sends one request and reads the whole answer; a status other than 200 is an error. A kept-alive
  * socket the server closed just as it was reused is retried once, as Node's documentation advises.
  */
-function request(agent: http.Agent, method: string, url: string, body?: Buffer, retried = false): Promise<void> {
+function request(
+  agent: http.Agent,
+  method: string,
+  url: string,
+  body?: Buffer,
+  extra: Record<string, string> = {},
+  retried = false,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const sent = http.request(
       url,
-      { method, agent, headers: body ? { 'content-length': String(body.length) } : {} },
+      { method, agent, headers: body ? { ...extra, 'content-length': String(body.length) } : extra },
       (response) => {
         response.resume();
         response.on('end', () =>
@@ -140,7 +151,7 @@ function request(agent: http.Agent, method: string, url: string, body?: Buffer, 
     );
     sent.on('error', (error: NodeJS.ErrnoException) => {
       if (sent.reusedSocket && error.code === 'ECONNRESET' && !retried) {
-        request(agent, method, url, body, true).then(resolve, reject);
+        request(agent, method, url, body, extra, true).then(resolve, reject);
       } else reject(error);
     });
     sent.end(body);
@@ -158,7 +169,7 @@ async function urlsFor(target: WireTarget, round: number, count: number) {
   const put: string[] = [];
   const get: string[] = [];
   for (let i = 0; i < count; i++) {
-    const Key = `wire/${round}/${i}`;
+    const Key = `${target.prefix ?? 'wire'}/${round}/${i}`;
     if (target.signed) {
       put.push(await getSignedUrl(s3, new PutObjectCommand({ Bucket: 'bench', Key }), { expiresIn: 3600 }));
       get.push(await getSignedUrl(s3, new GetObjectCommand({ Bucket: 'bench', Key }), { expiresIn: 3600 }));
@@ -214,8 +225,8 @@ export async function measure(target: WireTarget, payload: Buffer): Promise<Wire
     for (let round = -1; round < ROUNDS; round++) {
       const count = round < 0 ? 200 : (target.requests ?? REQUESTS);
       const urls = await urlsFor(target, round, count);
-      const put = await timed(target, count, (i) => request(agent, 'PUT', urls.put[i]!, payload));
-      const get = await timed(target, count, (i) => request(agent, 'GET', urls.get[i]!));
+      const put = await timed(target, count, (i) => request(agent, 'PUT', urls.put[i]!, payload, target.headers));
+      const get = await timed(target, count, (i) => request(agent, 'GET', urls.get[i]!, undefined, target.headers));
       if (round >= 0) {
         best.put = Math.max(best.put, put.rate);
         best.get = Math.max(best.get, get.rate);
@@ -242,6 +253,18 @@ export async function benchWire(ours: WireTarget, scratch: string): Promise<void
   const payload = randomBytes(KiB);
   const targets = [ours];
   const figures = new Map<string, WireFigures>();
+  // The same endpoint with a customer key (SSE-C) on every request, measured right after it.
+  const customerKey = randomBytes(32);
+  const encrypted: WireTarget = {
+    ...ours,
+    name: 'our endpoint, SSE-C',
+    prefix: 'wire-sse-c',
+    headers: {
+      'x-amz-server-side-encryption-customer-algorithm': 'AES256',
+      'x-amz-server-side-encryption-customer-key': customerKey.toString('base64'),
+      'x-amz-server-side-encryption-customer-key-md5': createHash('md5').update(customerKey).digest('base64'),
+    },
+  };
   try {
     // One at a time, so that those started are stopped if a later one fails to start.
     const starts = [
@@ -251,7 +274,7 @@ export async function benchWire(ours: WireTarget, scratch: string): Promise<void
       () => signedDurableFloorServer(join(scratch, 'floor')),
     ];
     for (const start of starts) targets.push(await start());
-    for (const target of targets) figures.set(target.name, await measure(target, payload));
+    for (const target of [ours, encrypted, ...targets.slice(1)]) figures.set(target.name, await measure(target, payload));
   } finally {
     for (const target of targets.slice(1)) await target.stop();
   }
@@ -259,7 +282,7 @@ export async function benchWire(ours: WireTarget, scratch: string): Promise<void
   const peer = figures.get(targets[3]!.name)!;
   const cpuText = ({ putCpu, getCpu }: WireFigures) =>
     putCpu === undefined || getCpu === undefined ? '' : `   CPU ${round(putCpu)} / ${round(getCpu)} µs per request`;
-  for (const target of targets) {
+  for (const target of [ours, encrypted, ...targets.slice(1)]) {
     const figure = figures.get(target.name)!;
     const { put, get } = figure;
     console.log(
@@ -274,6 +297,11 @@ export async function benchWire(ours: WireTarget, scratch: string): Promise<void
   console.log(
     `  targets: PUT and GET >= 70% of no-op (${met(mine.put / noOp.put, 0.7)}, ${met(mine.get / noOp.get, 0.7)}),` +
       ` >= 3.5x Miniflare (${met(mine.put / peer.put, 3.5)}, ${met(mine.get / peer.get, 3.5)})`,
+  );
+  const sse = figures.get(encrypted.name)!;
+  console.log(
+    `  SSE-C against plain, same endpoint and run: PUT ${round(sse.put / mine.put, 2)}x, GET ${round(sse.get / mine.get, 2)}x` +
+      ` (target: GET >= 0.5x, ${met(sse.get / mine.get, 0.5)})`,
   );
   const floorBelow = floor.put < 0.7 * noOp.put || floor.get < 0.7 * noOp.get;
   console.log(

@@ -3,7 +3,9 @@
 //   beside the same pairs through the binding (the on-disk runtime, as a worker uses it) and
 //   beside plain files (write, fsync, read), same bytes, same concurrency; ratios printed;
 // - a 1 GiB object up (streamed, aws-chunked as the SDK sends it) and down through S3, with the
-//   endpoint's peak memory growth, which must stay within the bound the runtime keeps.
+//   endpoint's peak memory growth, which must stay within the bound the runtime keeps;
+// - a 64 MiB object read whole and in 1 MiB ranges, plain and encrypted under a customer key
+//   (SSE-C), the SSE-C rates against the plain ones of the same run;
 // - the wire (s3-wire.ts): 1 KiB PUT/s and GET/s with presigned URLs and a light client, beside a
 //   no-op HTTP server (node:http and @hono/node-server), Miniflare's local S3 endpoint and the
 //   floor of a signed, durable request
@@ -110,6 +112,49 @@ async function benchSmall(root: string, s3: S3Client, bucket: OpenBucket): Promi
   );
 }
 
+const ENCRYPTED_SIZE = 64 * MiB;
+const ENCRYPTED_ROUNDS = 3;
+
+/** Reads `Key` whole, or as RANGES 1 MiB ranges spread over it; MB/s. */
+async function readRate(s3: S3Client, Key: string, keyed: object, ranged: boolean): Promise<number> {
+  const start = process.hrtime.bigint();
+  if (!ranged) {
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'bench', Key, ...keyed }));
+    for await (const part of got.Body as AsyncIterable<Uint8Array>) void part;
+    return ENCRYPTED_SIZE / MiB / seconds(start);
+  }
+  const step = ENCRYPTED_SIZE / RANGES;
+  await pool(RANGES, 4, async (i) => {
+    const first = i * step + (i % 16);
+    const got = await s3.send(new GetObjectCommand({ Bucket: 'bench', Key, Range: `bytes=${first}-${first + MiB - 1}`, ...keyed }));
+    await got.Body!.transformToByteArray();
+  });
+  return RANGES / seconds(start);
+}
+const RANGES = 32;
+
+/** Plain and SSE-C reads of the same bytes, in the same run: whole (MB/s) and ranged (ranges/s). */
+async function benchEncrypted(s3: S3Client): Promise<void> {
+  console.log(`\nEncrypted objects: ${round(ENCRYPTED_SIZE / MiB)} MiB read whole and in ${RANGES} ranges of 1 MiB, plain and with a customer key (SSE-C), best of ${ENCRYPTED_ROUNDS}`);
+  const bytes = randomBytes(ENCRYPTED_SIZE);
+  const key = randomBytes(32);
+  const keyed = { SSECustomerAlgorithm: 'AES256', SSECustomerKey: key.toString('base64') };
+  await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: 'plain-64', Body: bytes }));
+  await s3.send(new PutObjectCommand({ Bucket: 'bench', Key: 'sse-c-64', Body: bytes, ...keyed }));
+  const best = { plain: 0, encrypted: 0, plainRanges: 0, encryptedRanges: 0 };
+  for (let i = 0; i < ENCRYPTED_ROUNDS; i++) {
+    best.plain = Math.max(best.plain, await readRate(s3, 'plain-64', {}, false));
+    best.encrypted = Math.max(best.encrypted, await readRate(s3, 'sse-c-64', keyed, false));
+    best.plainRanges = Math.max(best.plainRanges, await readRate(s3, 'plain-64', {}, true));
+    best.encryptedRanges = Math.max(best.encryptedRanges, await readRate(s3, 'sse-c-64', keyed, true));
+  }
+  const met = (ratio: number) => (ratio >= 0.5 ? 'met' : 'NOT met');
+  console.log(`  whole   plain ${round(best.plain).padStart(6)} MB/s   SSE-C ${round(best.encrypted).padStart(6)} MB/s   ${round(best.encrypted / best.plain, 2)}x (target >= 0.5x: ${met(best.encrypted / best.plain)})`);
+  console.log(
+    `  ranges  plain ${round(best.plainRanges).padStart(6)} /s     SSE-C ${round(best.encryptedRanges).padStart(6)} /s     ${round(best.encryptedRanges / best.plainRanges, 2)}x (target >= 0.5x: ${met(best.encryptedRanges / best.plainRanges)})`,
+  );
+}
+
 async function benchLarge(s3: S3Client, pid: number): Promise<void> {
   console.log(`\nLarge object: ${round(LARGE_SIZE / MiB)} MiB through S3, streamed up (aws-chunked) and down`);
   const chunk = randomBytes(CHUNK);
@@ -163,6 +208,7 @@ export async function run(): Promise<void> {
     await benchWire(ours, join(root, 'wire'));
     if (process.env.S3_BENCH_WIRE_ONLY === '1') return;
     await benchSmall(root, s3, await catalogue.open('bench'));
+    await benchEncrypted(s3);
     await benchLarge(s3, endpoint.pid);
   } finally {
     s3.destroy();

@@ -1,6 +1,8 @@
 import { byteSource } from './body-source';
 import { parseExpectedHash, StoredChecksums } from './checksums';
 import { conditionHolds, parseCondition } from './conditional';
+import { newKeyCheck, parseCustomerKey, requireMatchingKey, segmentKeysOf } from './customer-key';
+import { openBytes, SegmentSealer, segmentsOf, type CipherSegment } from './ctr-cipher';
 import type {
   Bucket,
   GetOptions,
@@ -12,11 +14,13 @@ import type {
   PutOptions,
   PutValue,
   Range,
+  CustomerKey,
+  UploadPartOptions,
   StoredObject,
   StoredObjectBody,
   UploadedPart,
 } from './contract';
-import type { ObjectRecord, StorageEngine } from './engine';
+import type { ObjectBytes, ObjectRecord, StorageEngine } from './engine';
 import { newDigest, type ChecksumClaim, type FlexibleChecksum, type UploadChecksum } from './flexible-checksums';
 import { newVersion } from './ids';
 import type { StoredPart, UploadInProgress } from './inventory';
@@ -62,15 +66,19 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const condition = parseCondition(o.onlyIf);
     const range = parseRange(o.range);
     const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    const customerKey = parseCustomerKey(o.ssecKey);
     await this.#expiry.sweepIfDue();
     let served: ByteRange | undefined;
-    const found = await this.#engine.read(k, (record) => {
+    let cipher: Decryption | undefined;
+    const found = await this.#engine.read(k, (record, partSizes) => {
+      cipher = decryptionOf(record, customerKey, partSizes, 'get');
       if (condition && !conditionHolds(condition, record)) return null;
       served = resolveRange(range, record.size);
       return served;
     });
     if (!found) return null;
-    const { record, bytes } = found;
+    const { record } = found;
+    const bytes = found.bytes && opened(found.bytes, cipher, served!);
     const view = {
       httpMetadata: override ? { ...record.httpMetadata, ...override } : record.httpMetadata,
       customMetadata: record.customMetadata,
@@ -86,21 +94,26 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const o = requireOptions(options, 'get');
     const condition = parseCondition(o.onlyIf);
     const override = o.httpMetadata === undefined ? undefined : parseHttpMetadata(o.httpMetadata);
+    const customerKey = parseCustomerKey(o.ssecKey);
     let served: ByteRange | undefined;
     let partsCount: number | undefined;
+    let cipher: Decryption | undefined;
     const found = await this.#engine.read(k, (record, partSizes) => {
       // A multipart object's etag ends in -<parts>; a single put is one part.
       const multipart = /-(\d+)$/.exec(record.etag);
       const sizes = multipart ? partSizes() : [record.size];
       if (multipart) partsCount = sizes.length;
+      // A part the object does not have is that, whatever key the read names (as S3 answers).
       if (number > sizes.length) throw noSuchPart(number, sizes.length);
+      cipher = decryptionOf(record, customerKey, () => sizes, 'get');
       if (condition && !conditionHolds(condition, record)) return null;
       const offset = sizes.slice(0, number - 1).reduce((sum, size) => sum + size, 0);
       served = { offset, length: sizes[number - 1]! };
       return served;
     });
     if (!found) return null;
-    const { record, bytes } = found;
+    const { record } = found;
+    const bytes = found.bytes && opened(found.bytes, cipher, served!);
     const view = {
       httpMetadata: override ? { ...record.httpMetadata, ...override } : record.httpMetadata,
       customMetadata: record.customMetadata,
@@ -115,15 +128,20 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     return read;
   }
 
-  async attributes(key: string, options?: { onlyIf?: Precondition | Headers }): Promise<ObjectAttributes | null> {
+  async attributes(
+    key: string,
+    options?: { onlyIf?: Precondition | Headers; ssecKey?: CustomerKey },
+  ): Promise<ObjectAttributes | null> {
     const k = requireKey(key, 'head');
     const o = requireOptions(options, 'head');
     const condition = parseCondition(o.onlyIf);
+    const customerKey = parseCustomerKey(o.ssecKey);
     await this.#expiry.sweepIfDue();
     let partSizes: number[] | undefined;
     let conditionsHeld = true;
     // Metadata only: the plan asks for no bytes.
     const found = await this.#engine.read(k, (record, sizes) => {
+      requireMatchingKey(record.encryption, customerKey, 'head', 'object');
       if (/-\d+$/.test(record.etag)) partSizes = sizes();
       conditionsHeld = !condition || conditionHolds(condition, record);
       return null;
@@ -169,6 +187,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const customMetadata = parseCustomMetadata(o.customMetadata, 'put');
     const expected = parseExpectedHash(o);
     requireStorageClass(o.storageClass);
+    const customerKey = parseCustomerKey(o.ssecKey);
     const source = byteSource(value, true);
     const allow = (current: ObjectRecord | null) => !condition || conditionHolds(condition, current);
     // Checked early so a doomed body is not received, and again where it counts: at commit. A
@@ -180,18 +199,24 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     };
     if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
     const digest = checksum && !checksum.value ? newDigest(checksum.algorithm) : undefined;
-    const { staged, checksums } = await receive(this.#engine, source, expected, 'put', digest);
+    const keyCheck = customerKey && newKeyCheck(customerKey);
+    const sealer = keyCheck && new SegmentSealer(segmentKeysOf(keyCheck, customerKey!));
+    const received = await receive(this.#engine, source, expected, 'put', digest, sealer);
+    const { staged } = received;
+    // An encrypted object keeps no hash of its plain bytes: they were checked, and are not kept.
+    const checksums = sealer ? {} : received.checksums;
     const claimed = digest ? digest.base64() : checksum?.value?.();
     const record: ObjectRecord = {
       key: k,
       version: newVersion(),
       size: staged.size,
-      etag: checksums.md5!,
+      etag: sealer ? sealer.etag() : checksums.md5!,
       uploaded: this.#settings.clock(),
       httpMetadata,
       customMetadata,
       checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
     };
+    if (keyCheck) record.encryption = { ...keyCheck, ivs: [sealer!.iv.toString('base64')] };
     if (!(await storing('put', () => this.#engine.put(record, staged, allow)))) return null;
     return new StoredObjectResult(record, record);
   }
@@ -220,8 +245,15 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     return this.#uploads.create(key, options, options.checksum);
   }
 
-  uploadPartWith(key: string, uploadId: string, partNumber: number, value: unknown, checksum?: ChecksumClaim) {
-    return this.#uploads.uploadPart(key, uploadId, partNumber, value, checksum);
+  uploadPartWith(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    value: unknown,
+    checksum?: ChecksumClaim,
+    options?: UploadPartOptions,
+  ) {
+    return this.#uploads.uploadPart(key, uploadId, partNumber, value, checksum, options);
   }
 
   resumeMultipartUpload(key: string, uploadId: string): MultipartUpload {
@@ -253,6 +285,31 @@ export class BucketRuntime implements Bucket, OwnerCalls {
   listParts(key: string, uploadId: string): Promise<{ upload: UploadInProgress; parts: StoredPart[] }> {
     return this.#uploads.parts(key, uploadId);
   }
+}
+
+/** What decrypts a read: the data key and the object's segments. */
+interface Decryption {
+  dataKey: Buffer;
+  segments: CipherSegment[];
+}
+
+/**
+ * Checks the key a read names against the object (refusing a read without it, with another, or
+ * with one for a plain object), and says how to decrypt its bytes; undefined for a plain object.
+ */
+function decryptionOf(
+  record: ObjectRecord,
+  customerKey: Buffer | undefined,
+  partSizes: () => number[],
+  action: 'get' | 'head',
+): Decryption | undefined {
+  const keys = requireMatchingKey(record.encryption, customerKey, action, 'object');
+  return keys && { dataKey: keys.data, segments: segmentsOf(record.encryption!, partSizes, record.size) };
+}
+
+/** The bytes of a read as the caller sees them: decrypted when the object is encrypted. */
+function opened(bytes: ObjectBytes, cipher: Decryption | undefined, served: ByteRange): ObjectBytes {
+  return cipher ? openBytes(bytes, cipher.dataKey, cipher.segments, served.offset) : bytes;
 }
 
 storingEach(BucketRuntime, {

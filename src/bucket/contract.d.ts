@@ -42,7 +42,8 @@ export interface HexChecksums {
 /**
  * Stored checksums. MD5 is present for every object stored by a single `put`; another algorithm
  * is present when its hash was supplied on `put`. Objects assembled by a multipart upload carry
- * none.
+ * none, and neither do objects encrypted under a customer key: a hash of their plain bytes is
+ * checked on `put` and never kept.
  */
 export interface Checksums {
   readonly md5?: ArrayBuffer;
@@ -108,6 +109,14 @@ export interface Conditional {
  */
 export type Precondition = Conditional | Headers;
 
+/**
+ * A customer's encryption key (SSE-C): 32 bytes, as 64 lower-case hex characters or an
+ * ArrayBuffer (another form is an `Error`, as the platform throws: "SSE-C Key has invalid format",
+ * "SSE-C Key must be 32 bytes in length"). The bytes are stored encrypted with AES-256 under it;
+ * the key itself is never stored.
+ */
+export type CustomerKey = ArrayBuffer | string;
+
 export interface GetOptions {
   /** When the precondition fails, `get` resolves to the metadata without a body. */
   onlyIf?: Precondition;
@@ -115,6 +124,11 @@ export interface GetOptions {
   range?: Range | Headers;
   /** Overrides the stored HTTP metadata in this read's result, field by field. */
   httpMetadata?: HttpMetadata | Headers;
+  /**
+   * The key an encrypted object was stored with: required for one (error 10029 without it or
+   * with another key), refused for an object stored without one (10029).
+   */
+  ssecKey?: CustomerKey;
 }
 
 export interface PutOptions {
@@ -135,6 +149,8 @@ export interface PutOptions {
   sha512?: ArrayBuffer | ArrayBufferView | string;
   /** Only `"Standard"` exists here. */
   storageClass?: string;
+  /** Stores the bytes encrypted under this key; every read then needs it. */
+  ssecKey?: CustomerKey;
 }
 
 export interface MultipartOptions {
@@ -142,6 +158,13 @@ export interface MultipartOptions {
   customMetadata?: Record<string, string>;
   /** Only `"Standard"` exists here. */
   storageClass?: string;
+  /** Every part is stored encrypted under this key, and must name it (10029 otherwise). */
+  ssecKey?: CustomerKey;
+}
+
+export interface UploadPartOptions {
+  /** The key the upload was created with: required when it was, refused when it was not (10029). */
+  ssecKey?: CustomerKey;
 }
 
 export interface ListOptions {
@@ -195,7 +218,12 @@ export interface StoredObject {
   readonly version: string;
   /** Bytes. */
   readonly size: number;
-  /** MD5 in hex for a single put; for a multipart object, the MD5 of the parts' binary MD5s followed by `-<parts>`. */
+  /**
+   * MD5 in hex for a single put; for a multipart object, the MD5 of the parts' binary MD5s followed
+   * by `-<parts>`. For an object encrypted under a customer key, a digest of its bytes keyed with
+   * that key stands for each MD5: no etag tells the MD5 of an encrypted object's plain bytes (as
+   * S3's etags of such objects do not).
+   */
   readonly etag: string;
   /** The etag in double quotes, suitable as a header value. */
   readonly httpEtag: string;
@@ -214,6 +242,8 @@ export interface StoredObject {
   readonly range?: Range;
   /** Always `"Standard"`. */
   readonly storageClass: string;
+  /** The base64 MD5 of the customer key an encrypted object was stored with; undefined otherwise. */
+  readonly ssecKeyMd5?: string;
   /**
    * Writes the HTTP metadata as headers (`Content-Type`, `Content-Language`,
    * `Content-Disposition`, `Content-Encoding`, `Cache-Control`, `Expires`).
@@ -252,10 +282,11 @@ export interface MultipartUpload {
   /**
    * Stores part `partNumber` (1 to 10000, `TypeError` otherwise); uploading a number again
    * replaces that part. Its etag is the MD5 of its bytes, hex (as on the platform since June
-   * 2023), so other bytes give another etag. Error 10024 when the upload does not exist,
-   * was aborted or completed.
+   * 2023), so other bytes give another etag (a keyed digest instead of the MD5, for an upload
+   * created with a customer key). Error 10024 when the upload does not exist, was aborted or
+   * completed.
    */
-  uploadPart(partNumber: number, value: PartValue): Promise<UploadedPart>;
+  uploadPart(partNumber: number, value: PartValue, options?: UploadPartOptions): Promise<UploadedPart>;
   /** Discards the upload and its parts. Repeatable; after `complete` it does nothing. */
   abort(): Promise<void>;
   /**

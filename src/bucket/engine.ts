@@ -20,6 +20,27 @@ export interface ObjectRecord {
   customMetadata: Record<string, string>;
   /** The binding's hashes, and the S3 checksum a client named (not shown to the binding). */
   checksums: RecordChecksums;
+  /** Present when the bytes are stored encrypted under a customer's key (SSE-C). */
+  encryption?: ObjectEncryption;
+}
+
+/**
+ * What checks a customer's key (SSE-C) without keeping it: a random salt and the HMAC-SHA256 of
+ * the salt under the key, and the key's MD5 (which clients name and answers echo), all base64.
+ */
+export interface CustomerKeyCheck {
+  keyMd5: string;
+  salt: string;
+  hmac: string;
+}
+
+/**
+ * An object stored encrypted with AES-256 in counter mode under a customer's key: the key's check,
+ * and the initial counter block of each segment of the stored bytes (base64, 16 bytes), in order:
+ * one for an object put whole, one per part for an object completed from parts.
+ */
+export interface ObjectEncryption extends CustomerKeyCheck {
+  ivs: string[];
 }
 
 export type RecordChecksums = HexChecksums & { flexible?: FlexibleChecksum };
@@ -33,19 +54,30 @@ export interface UploadRecord {
   customMetadata: Record<string, string>;
   /** The S3 checksum the upload's object gets from its parts, when created with one. */
   checksum?: UploadChecksum;
+  /** Present when the upload was created with a customer's key: its parts must name the same key. */
+  encryption?: CustomerKeyCheck;
 }
 
 export type UploadState = 'active' | 'completed' | 'aborted';
 
+/** What storing a part needs to know of its upload first. */
+export interface UploadStatus {
+  state: UploadState;
+  checksum?: UploadChecksum;
+  encryption?: CustomerKeyCheck;
+}
+
 export interface PartRecord {
   partNumber: number;
   size: number;
-  /** Hex MD5 of the part's bytes, as the platform's part etags are. */
+  /** Hex MD5 of the part's bytes, as the platform's part etags are (a keyed digest for an encrypted part). */
   etag: string;
-  /** Hex MD5 of the part's bytes (the completed object's etag is made from these). */
+  /** Hex MD5 of the part's bytes, or the etag of an encrypted part (the completed object's etag is made from these). */
   md5: string;
   /** The S3 checksum the part was uploaded with, base64. */
   checksum?: { algorithm: ChecksumAlgorithm; value: string };
+  /** The initial counter block of a part encrypted under its upload's customer key (base64). */
+  iv?: string;
 }
 
 /** Bytes received and kept, not yet visible under any key. */
@@ -144,10 +176,10 @@ export interface StorageEngine {
   /** Creates an active upload; rejects with `StorageDeletedError` when the storage was deleted. */
   createUpload(upload: UploadRecord): Promise<void>;
   /**
-   * The state of an upload of `key` and the S3 checksum it was created with, or null when there is
-   * none under that id and key.
+   * The state of an upload of `key`, the S3 checksum and the customer key's check it was created
+   * with, or null when there is none under that id and key.
    */
-  uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null>;
+  uploadStatus(uploadId: string, key: string): Promise<UploadStatus | null>;
   /**
    * Stores or replaces a part of an active upload of `key`; false (nothing kept) when there is
    * none.

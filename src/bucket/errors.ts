@@ -63,6 +63,7 @@ export const ErrorCode = {
   invalidPart: 10025,
   badDigest: 10037,
   invalidRange: 10039,
+  invalidArgument: 10029,
   badUpload: 10048,
   entityTooLarge: 100100,
 } as const;
@@ -258,16 +259,49 @@ export const badUpload = (detail: string) =>
     `There was a problem with the multipart upload. ${detail}`,
   );
 
+/** Why a customer key (SSE-C) was refused. */
+export type CustomerKeyReason = 'missing' | 'mismatch' | 'not-encrypted' | 'upload-missing' | 'upload-not-encrypted';
+
+const CUSTOMER_KEY_TEXTS: Record<CustomerKeyReason, string> = {
+  missing:
+    'The object was stored using a form of Server Side Encryption. The correct parameters must be provided to retrieve the object.',
+  mismatch: 'The provided encryption parameters did not match the ones used originally.',
+  'not-encrypted': 'The encryption parameters are not applicable to this object.',
+  'upload-missing':
+    'The multipart upload initiate requested encryption. Subsequent part requests must include the appropriate encryption parameters.',
+  'upload-not-encrypted': 'The multipart upload initiate did not request encryption: the encryption parameters are not applicable to its parts.',
+};
+
 /**
- * A checksum rule of the platform's S3 interface that the binding never meets (its calls carry no
- * S3 checksums): front doors answer it with the code `reason` names.
+ * A customer key (SSE-C) that does not fit the object or upload: none for an encrypted one,
+ * another key, or one for an object or upload stored without encryption. Nothing is read or
+ * stored. The platform does not publish its codes for these: they carry InvalidArgument's.
+ */
+export class CustomerKeyError extends BucketError {
+  constructor(
+    action: BucketAction,
+    readonly reason: CustomerKeyReason,
+  ) {
+    super(action, ErrorCode.invalidArgument, CUSTOMER_KEY_TEXTS[reason]);
+  }
+}
+
+export const customerKeyRefusal = (action: BucketAction, reason: CustomerKeyReason) => new CustomerKeyError(action, reason);
+
+/**
+ * A rule of the platform's S3 interface that the binding never meets (its calls carry no S3
+ * checksums, and a completion names no size): front doors answer it with the code `reason` names.
  */
 export class ChecksumRuleError extends Error {
   override readonly name = 'ChecksumRuleError';
 
   constructor(
-    /** `mismatch`: a part's checksum of another algorithm than its upload's; `missing`: a completion naming no checksum for a part; `order`: a completion whose parts are not numbered 1, 2, 3, ... */
-    readonly reason: 'mismatch' | 'missing' | 'order',
+    /**
+     * `mismatch`: a part's checksum of another algorithm than its upload's; `missing`: a completion
+     * naming no checksum for a part; `order`: a completion whose parts are not numbered 1, 2, 3,
+     * ...; `size`: a completion whose parts do not add up to the object size it names.
+     */
+    readonly reason: 'mismatch' | 'missing' | 'order' | 'size',
     message: string,
   ) {
     super(message);

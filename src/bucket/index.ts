@@ -23,6 +23,11 @@
  *   given), `minimumPartSize` (5 MiB by default), `clock` (epoch milliseconds, for upload times
  *   and the lifecycle's expiries), `lifecycle` (the bucket's lifecycle rules: uploads aborted at
  *   their age, objects deleted; the platform's 7-day abort rule by default).
+ * - Customer-provided keys (SSE-C), as the platform's typings declare them: `ssecKey` (64 lower-case
+ *   hex characters or a 32-byte ArrayBuffer) on `put`, `get`, `createMultipartUpload` and
+ *   `uploadPart`; the bytes are stored encrypted (AES-256-CTR, `ctr-cipher.ts`), the key never
+ *   (`customer-key.ts`: a salted HMAC checks it); objects show `ssecKeyMd5`. A read without the
+ *   key, with another or with one for a plain object is `CustomerKeyError` (10029).
  * - A ReadableStream is stored only when its length is known, as on the platform: the readable
  *   half of a `FixedLengthStream`, or a stream a host vouched for with `declareStreamLength`
  *   (an incoming request body with a Content-Length). Any other stream is a `TypeError`.
@@ -72,10 +77,12 @@ export {
   type LifecycleDate,
   type LifecycleRule,
   type LifecycleSource,
+  type S3RuleForm,
 } from './lifecycle';
 export {
   BucketError,
   ChecksumRuleError,
+  CustomerKeyError,
   ErrorCode,
   isConditionalHeaderRefusal,
   StorageDeletedError,
@@ -83,6 +90,7 @@ export {
   StorageUnavailableError,
   storageTroubleOf,
   type BucketAction,
+  type CustomerKeyReason,
 } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
@@ -108,7 +116,9 @@ export { BucketSchemaTooNewError } from './postgres/errors';
 export { createBucket, type BucketStorage, type OpenBucket } from './open';
 export type { RuntimeOptions } from './settings';
 export type {
+  CustomerKeyCheck,
   EngineSnapshot,
+  ObjectEncryption,
   ObjectRecord,
   PartRecord,
   SnapshotObject,

@@ -16,6 +16,8 @@ export interface UploadInProgress {
   readonly customMetadata: Record<string, string>;
   /** The S3 checksum the upload was created with. */
   readonly checksum?: UploadChecksum;
+  /** The base64 MD5 of the customer key the upload was created with, if any. */
+  readonly ssecKeyMd5?: string;
 }
 
 /** A part stored for an upload in progress. */
@@ -25,7 +27,7 @@ export interface StoredPart {
   readonly etag: string;
   /** Bytes. */
   readonly size: number;
-  /** MD5 of the part's bytes, hex. */
+  /** MD5 of the part's bytes, hex; for a part of an encrypted upload, its etag (a keyed digest). */
   readonly md5: string;
   /** The S3 checksum the part was uploaded with, base64. */
   readonly checksum?: { algorithm: ChecksumAlgorithm; value: string };

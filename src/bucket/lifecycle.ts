@@ -23,7 +23,30 @@ export interface LifecycleRule {
   abortMultipartUploadsTransition?: { condition: LifecycleAge };
   deleteObjectsTransition?: { condition: LifecycleAge | LifecycleDate };
   storageClassTransitions?: { condition: LifecycleAge | LifecycleDate; storageClass: 'InfrequentAccess' }[];
+  /** How S3 wrote the rule, so that S3 reads it back as written; none for a rule set through the management API. */
+  s3?: S3RuleForm;
 }
+
+/**
+ * What an S3 lifecycle rule says beyond the management API's rules: where its prefix was written,
+ * and its actions on object versions. Buckets here keep no versions (as on the platform), so those
+ * actions never find anything to act on, as on any S3 bucket without versioning: they are kept to
+ * be read back, and act on nothing. Not part of the management API's answers.
+ */
+export interface S3RuleForm {
+  /** The older top-level `Prefix`, a `Filter` (with a `Prefix`, or empty), or a `Filter` with `And`. */
+  scope: 'Prefix' | 'Filter' | 'And';
+  expiredObjectDeleteMarker?: boolean;
+  noncurrentVersionExpiration?: { noncurrentDays?: number; newerNoncurrentVersions?: number };
+  noncurrentVersionTransitions?: { noncurrentDays: number; newerNoncurrentVersions?: number; storageClass: 'STANDARD_IA' }[];
+}
+
+/** Whether a rule acts on versions only (which a bucket here never has). */
+const actsOnVersions = (rule: LifecycleRule) =>
+  rule.s3 !== undefined &&
+  (rule.s3.expiredObjectDeleteMarker === true ||
+    rule.s3.noncurrentVersionExpiration !== undefined ||
+    (rule.s3.noncurrentVersionTransitions?.length ?? 0) > 0);
 
 /** The platform's rule of every new bucket: unfinished uploads are aborted after 7 days. */
 export const DEFAULT_LIFECYCLE_RULES: readonly LifecycleRule[] = Object.freeze([
@@ -98,7 +121,7 @@ export function lifecycleRulesProblem(rules: readonly LifecycleRule[]): string |
     if (first !== undefined) return `rules/${index}/id: "${rule.id}" is already the id of rules/${first}; rule ids must be unique`;
     seen.set(rule.id, index);
     const transitions = rule.storageClassTransitions ?? [];
-    if (!rule.abortMultipartUploadsTransition && !rule.deleteObjectsTransition && transitions.length === 0) {
+    if (!rule.abortMultipartUploadsTransition && !rule.deleteObjectsTransition && transitions.length === 0 && !actsOnVersions(rule)) {
       return `rules/${index}: the rule has no action; give it abortMultipartUploadsTransition, deleteObjectsTransition or storageClassTransitions`;
     }
     const deletion = rule.deleteObjectsTransition?.condition;

@@ -10,8 +10,8 @@ import {
   type StorageEngine,
   type UploadRecord,
   type UploadState,
+  type UploadStatus,
 } from './engine';
-import type { UploadChecksum } from './flexible-checksums';
 import { compareKeys } from './keys';
 import type { ByteRange } from './range';
 import { SortedKeys } from './sorted-keys';
@@ -41,7 +41,11 @@ function copyRecord<T extends { httpMetadata: object; customMetadata: object }>(
   return { ...record, httpMetadata: { ...record.httpMetadata }, customMetadata: { ...record.customMetadata } };
 }
 
-const copyObject = (record: ObjectRecord): ObjectRecord => ({ ...copyRecord(record), checksums: { ...record.checksums } });
+const copyObject = (record: ObjectRecord): ObjectRecord => {
+  const copy = { ...copyRecord(record), checksums: { ...record.checksums } };
+  if (record.encryption) copy.encryption = { ...record.encryption, ivs: [...record.encryption.ivs] };
+  return copy;
+};
 
 /**
  * An engine that keeps everything in process memory: fast, for tests and short-lived buckets.
@@ -111,11 +115,16 @@ export class MemoryEngine implements StorageEngine {
     this.#uploads.set(upload.uploadId, { upload: copyRecord(upload), state: 'active', parts: new Map() });
   }
 
-  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
+  async uploadStatus(uploadId: string, key: string): Promise<UploadStatus | null> {
     this.#checkOpen();
     const found = this.#upload(uploadId, key);
     if (!found) return null;
-    return found.upload.checksum ? { state: found.state, checksum: { ...found.upload.checksum } } : { state: found.state };
+    const { checksum, encryption } = found.upload;
+    return {
+      state: found.state,
+      ...(checksum ? { checksum: { ...checksum } } : {}),
+      ...(encryption ? { encryption: { ...encryption } } : {}),
+    };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {

@@ -13,14 +13,15 @@ export type ObjectColumns = [
   httpMetadata: string,
   customMetadata: string,
   checksums: string,
+  encryption: string | null,
 ];
 
 /** The record of a row whose first columns are an object's metadata. */
-export function recordFromColumns([key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums]: readonly [
+export function recordFromColumns([key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, encryption]: readonly [
   ...ObjectColumns,
   ...unknown[],
 ]): ObjectRecord {
-  return {
+  const record: ObjectRecord = {
     key: key.toString('utf8'),
     version,
     size,
@@ -30,4 +31,10 @@ export function recordFromColumns([key, version, size, etag, uploaded, httpMetad
     customMetadata: JSON.parse(customMetadata),
     checksums: JSON.parse(checksums),
   };
+  if (encryption !== null) record.encryption = JSON.parse(encryption);
+  return record;
 }
+
+/** The `encryption` column of a record: JSON, or null for an object stored plain. */
+export const encryptionColumn = (record: { encryption?: object }): string | null =>
+  record.encryption ? JSON.stringify(record.encryption) : null;

@@ -3,6 +3,7 @@
  * part of the binding contract; a second front door such as the S3 endpoint uses it.
  */
 import type {
+  CustomerKey,
   GetOptions,
   MultipartOptions,
   MultipartUpload,
@@ -12,6 +13,7 @@ import type {
   StoredObject,
   StoredObjectBody,
   UploadedPart,
+  UploadPartOptions,
 } from './contract';
 import type {
   ChecksumAlgorithm,
@@ -46,6 +48,12 @@ export interface ObjectAttributes {
 }
 
 export interface CompleteOptions {
+  /**
+   * The customer key the completion request names: when given, it must be the upload's (error
+   * 10029); null when the request named none, which S3 refuses for an encrypted upload created
+   * with a checksum algorithm. Left out (the binding's `complete`), no key is asked for.
+   */
+  ssecKey?: CustomerKey | null;
   /** Checked against the object the upload would replace, at commit; the upload stays open when it fails. */
   onlyIf?: Precondition | Headers;
   /**
@@ -64,6 +72,8 @@ export interface CompleteOptions {
    * uploaded with (error 10025); an upload with a COMPOSITE checksum needs one for every part.
    */
   partChecksums?: NamedPartChecksums;
+  /** The size the object must have (S3's `x-amz-mp-object-size`): the parts named must add up to it, or nothing changes. */
+  objectSize?: number;
 }
 
 export interface OwnerCalls extends UploadInventory {
@@ -84,6 +94,7 @@ export interface OwnerCalls extends UploadInventory {
     partNumber: number,
     value: unknown,
     checksum?: ChecksumClaim,
+    options?: UploadPartOptions,
   ): Promise<UploadedPart & { checksum?: { algorithm: ChecksumAlgorithm; value: string } }>;
   /**
    * Reads one part of an object as it was uploaded (an object stored by a single put is part 1),
@@ -92,7 +103,7 @@ export interface OwnerCalls extends UploadInventory {
    */
   getPart(key: string, partNumber: number, options?: Omit<GetOptions, 'range'>): Promise<PartRead | null>;
   /** An object's metadata and parts, without its bytes (`head` plus the parts); null when the key does not exist. */
-  attributes(key: string, options?: { onlyIf?: Precondition | Headers }): Promise<ObjectAttributes | null>;
+  attributes(key: string, options?: { onlyIf?: Precondition | Headers; ssecKey?: CustomerKey }): Promise<ObjectAttributes | null>;
   /** The S3 checksum kept with an object read or written here, if any. */
   checksumOf(object: StoredObject): FlexibleChecksum | undefined;
   /** The binding's `complete`, with conditions and repeatable completion. Null when `onlyIf` failed. */

@@ -1,6 +1,7 @@
 import { metered, type ByteSource } from './body-source';
 import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
+import type { SegmentSealer } from './ctr-cipher';
 import type { StagedBody, StorageEngine } from './engine';
 import { entityTooLarge, storing, type BucketAction } from './errors';
 import type { Digest } from './flexible-checksums';
@@ -28,7 +29,8 @@ export async function checkBeforeReceiving(
 
 /**
  * Streams the bytes into the engine, hashing them on the way, and checks an expected hash; `digest`
- * (an S3 checksum the runtime makes itself) sees the bytes too.
+ * (an S3 checksum the runtime makes itself) sees the bytes too. With a `sealer` (a customer key),
+ * the engine receives the bytes encrypted, once every hash has seen them plain.
  */
 export async function receive(
   engine: StorageEngine,
@@ -36,6 +38,7 @@ export async function receive(
   expected: ExpectedHash | undefined,
   action: BucketAction,
   digest?: Digest,
+  sealer?: SegmentSealer,
 ): Promise<{ staged: StagedBody; checksums: HexChecksums }> {
   const hasher = new StreamHasher(expected);
   const both = digest && {
@@ -45,7 +48,8 @@ export async function receive(
     },
   };
   // A bucket deleted while its bytes arrive may take the place they were being kept: 10006.
-  const staged = await storing(action, () => engine.stage(metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action)));
+  const chunks = metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action);
+  const staged = await storing(action, () => engine.stage(sealer ? sealer.seal(chunks) : chunks));
   try {
     return { staged, checksums: hasher.finish() };
   } catch (error) {

@@ -22,6 +22,8 @@ export class StoredObjectResult implements StoredObject {
   readonly checksums: Checksums;
   readonly uploaded: Date;
   readonly storageClass = 'Standard';
+  /** Always present, undefined for an object stored without a customer key, as the platform shows it. */
+  readonly ssecKeyMd5: string | undefined;
   declare readonly httpMetadata?: HttpMetadata;
   declare readonly customMetadata?: Record<string, string>;
   declare readonly range?: Range;
@@ -34,6 +36,7 @@ export class StoredObjectResult implements StoredObject {
     this.httpEtag = `"${record.etag}"`;
     this.checksums = new StoredChecksums(record.checksums);
     this.uploaded = new Date(record.uploaded);
+    this.ssecKeyMd5 = record.encryption?.keyMd5;
     // Absent metadata stays absent (not undefined-valued), as on the platform's objects; `range`
     // is always there, undefined where nothing was read, as the platform shows it.
     const shown = this as { httpMetadata?: HttpMetadata; customMetadata?: Record<string, string>; range?: Range };

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
 import { byteSource } from './body-source';
 import { conditionHolds, parseCondition } from './conditional';
-import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart } from './contract';
+import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from './contract';
+import { newKeyCheck, parseCustomerKey, requireMatchingKey } from './customer-key';
+import { SegmentSealer } from './ctr-cipher';
 import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
 import {
   checkNamedPartChecksums,
@@ -37,10 +39,12 @@ export class UploadOperations {
     const httpMetadata = parseHttpMetadata(o.httpMetadata);
     const customMetadata = parseCustomMetadata(o.customMetadata, 'createMultipartUpload');
     requireStorageClass(o.storageClass);
+    const customerKey = parseCustomerKey(o.ssecKey);
     await this.expire();
     const uploadId = newUploadId();
     const upload: UploadRecord = { uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata };
     if (checksum) upload.checksum = { algorithm: checksum.algorithm, type: checksum.type };
+    if (customerKey) upload.encryption = newKeyCheck(customerKey);
     await storing('createMultipartUpload', () => this.engine.createUpload(upload));
     return new UploadHandle(this, k, uploadId);
   }
@@ -61,15 +65,23 @@ export class UploadOperations {
     partNumber: unknown,
     value: unknown,
     checksum?: ChecksumClaim,
+    options?: UploadPartOptions,
   ): Promise<UploadedPart & { checksum?: { algorithm: ChecksumAlgorithm; value: string } }> {
     const number = requirePartNumber(partNumber);
     const source = byteSource(value, false);
     const k = requireKey(key, 'uploadPart');
+    const customerKey = parseCustomerKey(requireOptions(options, 'uploadPart').ssecKey);
     await this.expire();
     let wanted: UploadChecksum | undefined;
+    let sealer: SegmentSealer | undefined;
     const active = async () => {
       const status = await this.engine.uploadStatus(uploadId, k);
       wanted = status?.checksum;
+      // The part's key is the upload's, checked before a byte of it is read.
+      if (status?.state === 'active') {
+        const keys = requireMatchingKey(status.encryption, customerKey, 'uploadPart', 'upload');
+        if (keys) sealer = new SegmentSealer(keys);
+      }
       if (wanted && checksum?.value && checksum.algorithm !== wanted.algorithm) {
         throw new ChecksumRuleError(
           'mismatch',
@@ -81,9 +93,12 @@ export class UploadOperations {
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
     const claim = checksum?.value ? checksum : wanted && { algorithm: wanted.algorithm };
     const digest = claim && !claim.value ? newDigest(claim.algorithm) : undefined;
-    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart', digest);
-    // The platform's part etag is the MD5 of the part (since June 2023), as S3's is.
-    const part: PartRecord = { partNumber: number, size: staged.size, etag: checksums.md5!, md5: checksums.md5! };
+    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart', digest, sealer);
+    // The platform's part etag is the MD5 of the part (since June 2023), as S3's is; an encrypted
+    // part's is a keyed digest instead (see SegmentSealer.etag).
+    const md5 = sealer ? sealer.etag() : checksums.md5!;
+    const part: PartRecord = { partNumber: number, size: staged.size, etag: md5, md5 };
+    if (sealer) part.iv = sealer.iv.toString('base64');
     const kept = digest ? digest.base64() : claim?.value?.();
     if (kept !== undefined) part.checksum = { algorithm: claim!.algorithm, value: kept };
     if (!(await storing('uploadPart', () => this.engine.putPart(uploadId, k, part, staged)))) throw noSuchUpload('uploadPart');
@@ -110,15 +125,27 @@ export class UploadOperations {
     const named = requireUploadedParts(uploadedParts);
     const k = requireKey(key, 'completeMultipartUpload');
     const condition = parseCondition(options.onlyIf);
+    const customerKey = options.ssecKey === null ? null : parseCustomerKey(options.ssecKey);
     await this.expire();
     // A bucket with an active upload is never deleted; should the engine find its storage gone all the same, that is 10006.
     const record = await storing('completeMultipartUpload', () => this.engine.completeUpload(uploadId, k, (upload, stored, current) => {
       if (!upload) throw unknownUpload('completeMultipartUpload');
+      // A key named must be the upload's; S3 needs it for an upload with a checksum algorithm.
+      if (customerKey) requireMatchingKey(upload.encryption, customerKey, 'completeMultipartUpload', 'upload');
+      else if (customerKey === null && upload.encryption && upload.checksum) {
+        requireMatchingKey(upload.encryption, undefined, 'completeMultipartUpload', 'upload');
+      }
       if (upload.state === 'completed' && options.repeatable && current && sameAssembly(current, named)) {
         return { kept: current };
       }
       if (upload.state !== 'active') throw noSuchUpload('completeMultipartUpload');
       const assembly = assembleParts(named, stored, this.settings.minimumPartSize);
+      if (options.objectSize !== undefined && options.objectSize !== assembly.size) {
+        throw new ChecksumRuleError(
+          'size',
+          `The object size the request names (x-amz-mp-object-size: ${options.objectSize}) is not the size of the parts named: ${assembly.size} bytes.`,
+        );
+      }
       if (condition && !conditionHolds(condition, current)) return null;
       checkNamedPartChecksums(upload.checksum, assembly.parts, options.partChecksums);
       const checksums: RecordChecksums = {};
@@ -128,19 +155,19 @@ export class UploadOperations {
           options.checksums?.[upload.checksum.algorithm],
         );
       requirePartChecksums(upload.checksum, assembly.parts, options.partChecksums);
-      return {
-        record: {
-          key: k,
-          version: newVersion(),
-          size: assembly.size,
-          etag: assembly.etag,
-          uploaded: this.settings.clock(),
-          httpMetadata: upload.httpMetadata,
-          customMetadata: upload.customMetadata,
-          checksums,
-        },
-        partNumbers: assembly.parts.map((part) => part.partNumber),
+      const assembled: ObjectRecord = {
+        key: k,
+        version: newVersion(),
+        size: assembly.size,
+        etag: assembly.etag,
+        uploaded: this.settings.clock(),
+        httpMetadata: upload.httpMetadata,
+        customMetadata: upload.customMetadata,
+        checksums,
       };
+      // Every part of an encrypted upload was stored encrypted (its key checked), with its own IV.
+      if (upload.encryption) assembled.encryption = { ...upload.encryption, ivs: assembly.parts.map((part) => part.iv!) };
+      return { record: assembled, partNumbers: assembly.parts.map((part) => part.partNumber) };
     }));
     return record && new StoredObjectResult(record, record);
   }
@@ -170,7 +197,13 @@ export class UploadOperations {
     if (!found) throw noSuchUpload('listParts');
     return {
       upload: toUploadInProgress(found.upload),
-      parts: found.parts.map((part) => ({ ...part, ...(part.checksum ? { checksum: { ...part.checksum } } : {}) })),
+      parts: found.parts.map(({ partNumber, etag, size, md5, checksum }) => ({
+        partNumber,
+        etag,
+        size,
+        md5,
+        ...(checksum ? { checksum: { ...checksum } } : {}),
+      })),
     };
   }
 
@@ -208,6 +241,7 @@ function toUploadInProgress(upload: UploadRecord): UploadInProgress {
     httpMetadata: toHttpMetadata(upload.httpMetadata),
     customMetadata: { ...upload.customMetadata },
     ...(upload.checksum ? { checksum: { ...upload.checksum } } : {}),
+    ...(upload.encryption ? { ssecKeyMd5: upload.encryption.keyMd5 } : {}),
   };
 }
 
@@ -222,9 +256,9 @@ class UploadHandle implements MultipartUpload {
     this.#uploads = uploads;
   }
 
-  async uploadPart(partNumber: number, value: unknown): Promise<UploadedPart> {
+  async uploadPart(partNumber: number, value: unknown, options?: UploadPartOptions): Promise<UploadedPart> {
     // The binding's answer is the part number and etag alone.
-    const { etag } = await this.#uploads.uploadPart(this.key, this.uploadId, partNumber, value);
+    const { etag } = await this.#uploads.uploadPart(this.key, this.uploadId, partNumber, value, undefined, options);
     return { partNumber: requirePartNumber(partNumber), etag };
   }
 

@@ -19,6 +19,8 @@
  * credentials_file = "s3-keys.env"     # ACCESS_KEY_ID=secret lines
  * access_keys = [{ id = "...", secret = "..." }]
  * public_read = ["assets"]
+ * tls_cert = "s3.crt"                  # HTTPS with this certificate and key (PEM files)
+ * tls_key = "s3.key"
  *
  * [edge]                               # deployed workers, routed by Host
  * enabled = true
@@ -80,6 +82,8 @@ function buildFileSchema() {
         public_read: z.array(z.string(must('a bucket name')).min(1, must('a bucket name')), must('a list of bucket names')).optional(),
         region: z.string(must('a region name')).min(1, must('a region name')).optional(),
         account: z.string(must('an account id (32 lower-case hexadecimal characters)')).regex(/^[0-9a-f]{32}$/, must('an account id (32 lower-case hexadecimal characters)')).optional(),
+        tls_cert: path.optional(),
+        tls_key: path.optional(),
       })
       .optional(),
     edge: z
@@ -119,7 +123,7 @@ const KEYS: Record<string, string> = {
   '': 'state, api, s3, edge, workers, rate_limit, faults',
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
-  s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account',
+  s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account, tls_cert, tls_key',
   edge: 'enabled, port, host',
   workers: 'config, name, enabled, port, host',
   rate_limit: 'enabled, requests, window_seconds',

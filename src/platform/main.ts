@@ -147,6 +147,7 @@ async function main(): Promise<void> {
         publicRead: s3.publicRead,
         region: s3.region,
         ...(s3.account ? { account: s3.account } : {}),
+        ...(s3.tls ? { tls: s3.tls } : {}),
         ...(settings.faults.s3 ? { faultRules: settings.faults.s3 } : {}),
         report: report('s3'),
         log: report('s3'),

@@ -39,6 +39,8 @@ export interface S3Settings extends Address {
   publicRead: string[];
   region: string;
   account: string | undefined;
+  /** HTTPS with this certificate and key (PEM), read at start; plain HTTP without. */
+  tls: { cert: Buffer; key: Buffer } | undefined;
 }
 
 export type EdgeSettings = Address;
@@ -141,6 +143,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
       publicRead: written.s3?.public_read ?? [],
       region: written.s3?.region ?? 'auto',
       account: written.s3?.account,
+      tls: s3Tls(written, base, env, problems, environmentProblems),
     };
   }
 
@@ -259,6 +262,35 @@ function linesOf(problems: ProblemList): string[] {
   } catch (error) {
     return (error as ConfigFileError).problems;
   }
+}
+
+/**
+ * The S3 endpoint's certificate and key for HTTPS: S3_TLS_CERT and S3_TLS_KEY (both or neither;
+ * they win), or the file's tls_cert and tls_key (relative to it). Read now: a file that cannot be
+ * read is a problem reported with the others.
+ */
+function s3Tls(written: PlatformFile, base: string, env: NodeJS.ProcessEnv, problems: ProblemList, environmentProblems: string[]): S3Settings['tls'] {
+  const fromEnvironment = env.S3_TLS_CERT !== undefined || env.S3_TLS_KEY !== undefined;
+  const given = fromEnvironment
+    ? { cert: env.S3_TLS_CERT, key: env.S3_TLS_KEY, where: { cert: 'S3_TLS_CERT', key: 'S3_TLS_KEY' }, at: process.cwd() }
+    : { cert: written.s3?.tls_cert, key: written.s3?.tls_key, where: { cert: 's3.tls_cert', key: 's3.tls_key' }, at: base };
+  if (given.cert === undefined && given.key === undefined) return undefined;
+  const report = (where: string, text: string) => (fromEnvironment ? environmentProblems.push(`${where} ${text}`) : problems.add(where, text));
+  if (!given.cert || !given.key) {
+    report(given.cert ? given.where.key : given.where.cert, 'must be given too: HTTPS needs both the certificate and its private key (PEM files)');
+    return undefined;
+  }
+  const read = (file: string, where: string) => {
+    try {
+      return fs.readFileSync(path.resolve(given.at, file));
+    } catch (error) {
+      report(where, `cannot be read: ${path.resolve(given.at, file)} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+      return undefined;
+    }
+  };
+  const cert = read(given.cert, given.where.cert);
+  const key = read(given.key, given.where.key);
+  return cert && key ? { cert, key } : undefined;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type LifecycleAge,
   type LifecycleDate,
   type LifecycleRule,
+  type S3RuleForm,
 } from '../bucket';
 import { bodyOf, fromRequest, MAX_DOCUMENT_BYTES, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
 import { invalidArgument, invalidRequest, malformedXml, S3Error } from './errors';
@@ -131,9 +132,24 @@ export async function deleteBucketCors(context: S3Context): Promise<S3Response> 
 
 /** Ages are kept in seconds; S3 speaks whole days (an age set otherwise through the API is rounded up). */
 const days = (age: LifecycleAge) => Math.ceil(age.maxAge / DAY_SECONDS);
+/** As S3 limits rule ids. */
+const MAX_RULE_ID = 255;
 
 function conditionXml(condition: LifecycleAge | LifecycleDate) {
   return condition.type === 'Age' ? { Days: days(condition) } : { Date: new Date(condition.date).toISOString() };
+}
+
+/** Where a rule's prefix is written: as S3 was given it, or (a rule set through the API) in a `Filter`. */
+function scopeXml(rule: LifecycleRule) {
+  const prefix = rule.conditions.prefix;
+  switch (rule.s3?.scope) {
+    case 'Prefix':
+      return { Prefix: prefix };
+    case 'And':
+      return { Filter: { And: { Prefix: prefix } } };
+    default:
+      return { Filter: prefix === '' && rule.s3 ? {} : { Prefix: prefix } };
+  }
 }
 
 export async function getBucketLifecycle(context: S3Context): Promise<S3Response> {
@@ -142,35 +158,53 @@ export async function getBucketLifecycle(context: S3Context): Promise<S3Response
     throw new S3Error('NoSuchLifecycleConfiguration', 404, 'The lifecycle configuration does not exist.');
   }
   return xmlResponse('LifecycleConfiguration', {
-    Rule: rules.map((rule) => ({
-      ID: rule.id,
-      Filter: { Prefix: rule.conditions.prefix },
-      Status: rule.enabled ? 'Enabled' : 'Disabled',
-      Transition: rule.storageClassTransitions?.map((transition) => ({
-        ...conditionXml(transition.condition),
-        StorageClass: 'STANDARD_IA',
-      })),
-      Expiration: rule.deleteObjectsTransition ? conditionXml(rule.deleteObjectsTransition.condition) : undefined,
-      AbortIncompleteMultipartUpload: rule.abortMultipartUploadsTransition
-        ? { DaysAfterInitiation: days(rule.abortMultipartUploadsTransition.condition) }
-        : undefined,
-    })),
+    Rule: rules.map((rule) => {
+      const s3 = rule.s3;
+      const expiration = rule.deleteObjectsTransition
+        ? conditionXml(rule.deleteObjectsTransition.condition)
+        : s3?.expiredObjectDeleteMarker !== undefined
+          ? { ExpiredObjectDeleteMarker: s3.expiredObjectDeleteMarker }
+          : undefined;
+      const noncurrent = s3?.noncurrentVersionExpiration;
+      // In the order S3's schema lists a rule's elements.
+      return {
+        Expiration: expiration,
+        ID: rule.id,
+        ...scopeXml(rule),
+        Status: rule.enabled ? 'Enabled' : 'Disabled',
+        Transition: rule.storageClassTransitions?.map((transition) => ({
+          ...conditionXml(transition.condition),
+          StorageClass: 'STANDARD_IA',
+        })),
+        NoncurrentVersionTransition: s3?.noncurrentVersionTransitions?.map((transition) => ({
+          NoncurrentDays: transition.noncurrentDays,
+          StorageClass: transition.storageClass,
+          NewerNoncurrentVersions: transition.newerNoncurrentVersions,
+        })),
+        NoncurrentVersionExpiration: noncurrent
+          ? { NoncurrentDays: noncurrent.noncurrentDays, NewerNoncurrentVersions: noncurrent.newerNoncurrentVersions }
+          : undefined,
+        AbortIncompleteMultipartUpload: rule.abortMultipartUploadsTransition
+          ? { DaysAfterInitiation: days(rule.abortMultipartUploadsTransition.condition) }
+          : undefined,
+      };
+    }),
   });
 }
 
-/** Elements of S3 lifecycle rules that have no meaning here: buckets keep no versions and no tags. */
-const UNSUPPORTED_LIFECYCLE = [
-  'NoncurrentVersionExpiration',
-  'NoncurrentVersionTransition',
-  'ObjectSizeGreaterThan',
-  'ObjectSizeLessThan',
-  'Tag',
-];
+/** Filters a rule's scope may hold that this endpoint cannot apply: objects here have no tags, and no rule filters by size. */
+const UNSUPPORTED_FILTERS = ['ObjectSizeGreaterThan', 'ObjectSizeLessThan', 'Tag'];
 
 function positiveDays(value: string | undefined, where: string): number {
   if (value === undefined || !/^\d+$/.test(value) || Number(value) < 1) {
     throw invalidArgument(`${where} must be a positive whole number of days.`, where, value ?? '');
   }
+  return Number(value);
+}
+
+function wholeNumber(value: string | undefined, where: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw invalidArgument(`${where} must be a whole number.`, where, value);
   return Number(value);
 }
 
@@ -191,18 +225,70 @@ function conditionOf(action: ParsedElement, where: string): LifecycleAge | Lifec
   return { type: 'Age', maxAge: positiveDays(daysText, `${where}'s Days`) * DAY_SECONDS };
 }
 
-/** The prefix of a rule: `Filter` with `Prefix` (or an `And` holding only one), or the older top-level `Prefix`. */
-function prefixOf(rule: ParsedElement, where: string): string {
+/**
+ * The prefix of a rule and where it was written: `Filter` with a `Prefix` (or empty: every key),
+ * a `Filter` with an `And` holding a `Prefix`, or the older top-level `Prefix`; never both forms.
+ */
+function scopeOf(rule: ParsedElement, where: string): { prefix: string; scope: S3RuleForm['scope'] } {
   const filter = element(rule.Filter, `${where}'s Filter`);
-  if (filter === undefined) return text(rule.Prefix, `${where}'s Prefix`) ?? '';
+  const topPrefix = text(rule.Prefix, `${where}'s Prefix`);
+  if (filter === undefined) return { prefix: topPrefix ?? '', scope: 'Prefix' };
+  if (topPrefix !== undefined) throw malformedXml(`${where} has both a Prefix and a Filter; give one.`);
   const and = element(filter.And, `${where}'s Filter And`);
   const scope = and ?? filter;
-  for (const name of UNSUPPORTED_LIFECYCLE) {
+  for (const name of UNSUPPORTED_FILTERS) {
     if (scope[name] !== undefined) {
-      throw new S3Error('NotImplemented', 501, `${where}: lifecycle filters by ${name} are not implemented (objects here have no tags).`);
+      throw new S3Error('NotImplemented', 501, `${where}: lifecycle filters by ${name} are not implemented (objects here have no tags, and no rule filters by size).`);
     }
   }
-  return text(scope.Prefix, `${where}'s Filter Prefix`) ?? '';
+  return { prefix: text(scope.Prefix, `${where}'s Filter Prefix`) ?? '', scope: and ? 'And' : 'Filter' };
+}
+
+/** A Transition's or NoncurrentVersionTransition's storage class: the platform's one other class. */
+function transitionClass(transition: ParsedElement, where: string): 'STANDARD_IA' {
+  const storageClass = text(transition.StorageClass, `${where}'s StorageClass`);
+  if (storageClass !== 'STANDARD_IA') {
+    throw new S3Error(
+      'InvalidStorageClass',
+      400,
+      `${where}: the storage class ${storageClass ?? '(none)'} is not one of this endpoint's; transitions go to STANDARD_IA.`,
+    );
+  }
+  return storageClass;
+}
+
+/** The elements of a rule that act on object versions (see S3RuleForm): checked, kept to be read back. */
+function versionActionsOf(rule: ParsedElement, expiration: ParsedElement | undefined, where: string): Omit<S3RuleForm, 'scope'> {
+  const form: Omit<S3RuleForm, 'scope'> = {};
+  const marker = expiration && text(expiration.ExpiredObjectDeleteMarker, `${where}'s ExpiredObjectDeleteMarker`);
+  if (marker !== undefined) {
+    if (marker !== 'true' && marker !== 'false') throw malformedXml(`${where}'s ExpiredObjectDeleteMarker must be true or false.`);
+    if (expiration!.Days !== undefined || expiration!.Date !== undefined) {
+      throw invalidArgument(`${where}: ExpiredObjectDeleteMarker cannot be specified with Days or Date in a Lifecycle Expiration Policy.`, 'ExpiredObjectDeleteMarker', marker);
+    }
+    form.expiredObjectDeleteMarker = marker === 'true';
+  }
+  const noncurrent = element(rule.NoncurrentVersionExpiration, `${where}'s NoncurrentVersionExpiration`);
+  if (noncurrent) {
+    const noncurrentDays = wholeNumber(text(noncurrent.NoncurrentDays, 'NoncurrentDays'), `${where}'s NoncurrentDays`);
+    const newer = wholeNumber(text(noncurrent.NewerNoncurrentVersions, 'NewerNoncurrentVersions'), `${where}'s NewerNoncurrentVersions`);
+    if (noncurrentDays === undefined && newer === undefined) throw malformedXml(`${where}'s NoncurrentVersionExpiration needs NoncurrentDays.`);
+    if (noncurrentDays !== undefined && noncurrentDays < 1) throw invalidArgument(`${where}'s NoncurrentDays must be a positive whole number of days.`, 'NoncurrentDays', String(noncurrentDays));
+    form.noncurrentVersionExpiration = {
+      ...(noncurrentDays === undefined ? {} : { noncurrentDays }),
+      ...(newer === undefined ? {} : { newerNoncurrentVersions: newer }),
+    };
+  }
+  const transitions = all(rule.NoncurrentVersionTransition).map((item, at) => {
+    const transitionWhere = `${where}'s NoncurrentVersionTransition ${at + 1}`;
+    const transition = element(item, transitionWhere)!;
+    const noncurrentDays = wholeNumber(text(transition.NoncurrentDays, 'NoncurrentDays'), `${transitionWhere}'s NoncurrentDays`);
+    if (noncurrentDays === undefined) throw malformedXml(`${transitionWhere} needs NoncurrentDays.`);
+    const newer = wholeNumber(text(transition.NewerNoncurrentVersions, 'NewerNoncurrentVersions'), `${transitionWhere}'s NewerNoncurrentVersions`);
+    return { noncurrentDays, ...(newer === undefined ? {} : { newerNoncurrentVersions: newer }), storageClass: transitionClass(transition, transitionWhere) };
+  });
+  if (transitions.length > 0) form.noncurrentVersionTransitions = transitions;
+  return form;
 }
 
 /** A LifecycleConfiguration document as the catalogue's rules. */
@@ -215,23 +301,17 @@ export function lifecycleRulesOf(document: ParsedElement): LifecycleRule[] {
   const parsed = rules.map((value, index) => {
     const where = `Rule ${index + 1}`;
     const rule = element(value, where)!;
-    for (const name of UNSUPPORTED_LIFECYCLE) {
-      if (rule[name] !== undefined) {
-        throw new S3Error('NotImplemented', 501, `${where}: ${name} is not implemented (buckets here keep no versions).`);
-      }
-    }
     const status = text(rule.Status, `${where}'s Status`);
     if (status !== 'Enabled' && status !== 'Disabled') throw malformedXml(`${where}'s Status must be Enabled or Disabled.`);
-    const parsedRule: LifecycleRule = {
-      id: text(rule.ID, `${where}'s ID`) || randomUUID(),
-      enabled: status === 'Enabled',
-      conditions: { prefix: prefixOf(rule, where) },
-    };
+    const id = text(rule.ID, `${where}'s ID`);
+    if (id !== undefined && id.length > MAX_RULE_ID) {
+      throw invalidArgument(`${where}'s ID is ${id.length} characters long; a rule ID has at most ${MAX_RULE_ID}.`, 'ID', `${id.slice(0, 32)}...`);
+    }
+    const { prefix, scope } = scopeOf(rule, where);
+    const parsedRule: LifecycleRule = { id: id || randomUUID(), enabled: status === 'Enabled', conditions: { prefix } };
     const expiration = element(rule.Expiration, `${where}'s Expiration`);
-    if (expiration) {
-      if (expiration.ExpiredObjectDeleteMarker !== undefined) {
-        throw new S3Error('NotImplemented', 501, `${where}: ExpiredObjectDeleteMarker is not implemented (buckets here keep no versions).`);
-      }
+    const versions = versionActionsOf(rule, expiration, where);
+    if (expiration && versions.expiredObjectDeleteMarker === undefined) {
       parsedRule.deleteObjectsTransition = { condition: conditionOf(expiration, `${where}'s Expiration`) };
     }
     const abort = element(rule.AbortIncompleteMultipartUpload, `${where}'s AbortIncompleteMultipartUpload`);
@@ -242,17 +322,11 @@ export function lifecycleRulesOf(document: ParsedElement): LifecycleRule[] {
     const transitions = all(rule.Transition).map((item, at) => {
       const transitionWhere = `${where}'s Transition ${at + 1}`;
       const transition = element(item, transitionWhere)!;
-      const storageClass = text(transition.StorageClass, `${transitionWhere}'s StorageClass`);
-      if (storageClass !== 'STANDARD_IA') {
-        throw new S3Error(
-          'InvalidStorageClass',
-          400,
-          `${transitionWhere}: the storage class ${storageClass ?? '(none)'} is not one of this endpoint's; transitions go to STANDARD_IA.`,
-        );
-      }
+      transitionClass(transition, transitionWhere);
       return { condition: conditionOf(transition, transitionWhere), storageClass: 'InfrequentAccess' as const };
     });
     if (transitions.length > 0) parsedRule.storageClassTransitions = transitions;
+    parsedRule.s3 = { scope, ...versions };
     return parsedRule;
   });
   const problem = lifecycleRulesProblem(parsed);
@@ -265,12 +339,14 @@ export async function putBucketLifecycle(context: S3Context): Promise<S3Response
   await openBucket(context);
   const rules = lifecycleRulesOf(await documentOf(context, 'LifecycleConfiguration'));
   await fromRequest(() => accountOf(context).setLifecycle(name, rules));
+  context.expirations.forget(name);
   return { status: 200 };
 }
 
 /** Removes every rule, the default upload-abort rule included (as S3 removes the whole configuration). */
 export async function deleteBucketLifecycle(context: S3Context): Promise<S3Response> {
   await accountOf(context).setLifecycle(context.request.bucket!, []);
+  context.expirations.forget(context.request.bucket!);
   return { status: 204 };
 }
 

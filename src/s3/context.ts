@@ -1,6 +1,7 @@
 import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket } from '../bucket';
 import { invalidArgument, toS3Error } from './errors';
 import { verifiedBody, type VerifiedBody } from './payload';
+import type { ExpirationHeaders } from './expiration-header';
 import type { S3Request } from './request';
 import type { Signer } from './sigv4';
 import { xmlDocument, type XmlElement } from './xml';
@@ -21,6 +22,8 @@ export interface S3Context {
   catalogue: BucketCatalogue;
   /** Answered by GetBucketLocation. */
   region: string;
+  /** `x-amz-expiration` of an object, from its bucket's lifecycle rules. */
+  expirations: ExpirationHeaders;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { BucketCatalogueError, BucketError, ChecksumRuleError, StorageFullError, storageTroubleOf } from '../bucket';
+import { BucketCatalogueError, BucketError, ChecksumRuleError, CustomerKeyError, StorageFullError, storageTroubleOf } from '../bucket';
 
 /** An S3 error: the code and status S3 clients act on, and a message naming what and where. */
 export class S3Error extends Error {
@@ -108,6 +108,8 @@ const CATALOGUE_ERRORS: Record<number, [code: string, status: number]> = {
   10008: ['BucketNotEmpty', 409],
 };
 
+const customerKeyText = (error: BucketError) => error.message.replace(/^\w+: /, '').replace(/ \(\d+\)$/, '');
+
 /**
  * The S3 error for a failure of the bucket runtime or the catalogue, or null when it is not one
  * they report (then it is an internal error).
@@ -117,6 +119,8 @@ export function toS3Error(error: unknown): S3Error | null {
   const trouble = storageTroubleOf(error);
   if (trouble instanceof StorageFullError) return insufficientStorage(trouble.reason);
   if (trouble) return storageUnavailable(trouble.reason);
+  // A customer key that does not fit the object or upload: S3's InvalidRequest, as S3 words it.
+  if (error instanceof CustomerKeyError) return new S3Error('InvalidRequest', 400, customerKeyText(error));
   if (error instanceof BucketError) {
     const [code, status] = BUCKET_ERRORS[error.code] ?? ['InternalError', 500];
     // The runtime's message without its "<operation>: " prefix and "(<code>)" suffix.

@@ -3,9 +3,12 @@
  * bucket runtime, beside the worker host, sharing its storage (an object written through one is
  * readable through the other at once, across processes).
  *
- * - `startS3Server({ accessKeys, dataDir, port, hostname, publicRead, region, runtime })` serves
- *   path-style requests (`http://host:port/<bucket>/<key>`) signed with AWS Signature Version 4
- *   (Authorization header or presigned query), answering S3's XML and errors.
+ * - `startS3Server({ accessKeys, dataDir, port, hostname, publicRead, region, runtime, tls })` serves
+ *   path-style requests (`http://host:port/<bucket>/<key>`, or `https://` with `tls`) signed with
+ *   AWS Signature Version 4 (Authorization header or presigned query), answering S3's XML and
+ *   errors.
+ * - Customer-provided keys (SSE-C, `customer-keys.ts`) on the object and multipart operations;
+ *   taken over TLS, or over plain HTTP from this machine only.
  * - `loadAccessKeys(environment, credentialsFile?)`: the keys from `S3_ACCESS_KEY_ID` /
  *   `S3_SECRET_ACCESS_KEY` and/or a file of `ACCESS_KEY_ID=secret` lines; `S3ConfigError`
  *   when they cannot be used.

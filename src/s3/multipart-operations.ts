@@ -1,4 +1,5 @@
 /** Multipart uploads: create, parts (uploaded or copied), listings, complete, abort. */
+import { createHash } from 'node:crypto';
 import {
   CHECKSUM_ALGORITHMS,
   type ChecksumAlgorithm,
@@ -8,6 +9,7 @@ import {
 } from '../bucket';
 import { checksumElement, namedChecksum, uploadChecksumOf } from './checksum-headers';
 import { writeConditions } from './conditions';
+import { customerKeyHeaders, customerKeyOf } from './customer-keys';
 import {
   bodyOf,
   byteOrder,
@@ -28,7 +30,7 @@ import {
 } from './context';
 import { invalidArgument, malformedXml, preconditionFailed, S3Error } from './errors';
 import { customMetadataOf, httpMetadataOf } from './metadata-headers';
-import { readCopySource } from './object-operations';
+import { expirationOf, readCopySource } from './object-operations';
 import { readSmallBody, storableStream } from './payload';
 import { parseXmlBody } from './xml';
 
@@ -41,11 +43,13 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const checksum = uploadChecksumOf(headers);
+  const key = customerKeyOf(context.request);
   const upload = await fromRequest(() =>
     bucket.createUpload(keyOf(context), {
       httpMetadata: httpMetadataOf(headers),
       customMetadata: customMetadataOf(headers),
       ...(checksum ? { checksum } : {}),
+      ...(key ? { ssecKey: key.toString('hex') } : {}),
     }),
   );
   const response = xmlResponse('InitiateMultipartUploadResult', {
@@ -53,6 +57,7 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
     Key: upload.key,
     UploadId: upload.uploadId,
   });
+  Object.assign(response.headers!, keyEcho(key));
   if (checksum) {
     response.headers!['x-amz-checksum-algorithm'] = checksum.algorithm.toUpperCase();
     response.headers!['x-amz-checksum-type'] = checksum.type;
@@ -61,15 +66,20 @@ export async function createMultipartUpload(context: S3Context): Promise<S3Respo
 }
 
 
+/** The answer's SSE-C headers for a key the request named (and the runtime accepted). */
+const keyEcho = (key: Buffer | undefined) =>
+  key ? customerKeyHeaders({ ssecKeyMd5: createHash('md5').update(key).digest('base64') }) : {};
+
 export async function uploadPart(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
+  const key = customerKeyOf(context.request);
   const body = bodyOf(context);
   const stream = storableStream(body);
   const part = await fromRequest(() =>
-    bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, stream, body.checksum),
+    bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, stream, body.checksum, key && { ssecKey: key.toString('hex') }),
   );
-  return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums() } };
+  return { status: 200, headers: { etag: quoted(part.etag), ...body.checksums(), ...keyEcho(key) } };
 }
 
 /** `x-amz-copy-source-range: bytes=<first>-<last>`, both given. */
@@ -87,6 +97,7 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
   const bucket = await openBucket(context);
   const partNumber = partNumberOf(context);
   const range = copyRangeOf(context);
+  const key = customerKeyOf(context.request);
   const source = await readCopySource(context, range);
   try {
     if (range && source.range && (source.range as { length: number }).length !== range.length) {
@@ -98,13 +109,15 @@ export async function uploadPartCopy(context: S3Context): Promise<S3Response> {
     }
     // An upload created with a checksum algorithm gets the copied part's checksum computed.
     const part = await fromRequest(() =>
-      bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, source.body),
+      bucket.uploadPartWith(keyOf(context), uploadIdOf(context), partNumber, source.body, undefined, key && { ssecKey: key.toString('hex') }),
     );
-    return xmlResponse('CopyPartResult', {
+    const response = xmlResponse('CopyPartResult', {
       LastModified: iso(new Date()),
       ETag: quoted(part.etag),
       ...(part.checksum ? { [checksumElement(part.checksum.algorithm)]: part.checksum.value } : {}),
     });
+    Object.assign(response.headers!, keyEcho(key));
+    return response;
   } finally {
     if (!source.bodyUsed) await source.body.cancel();
   }
@@ -158,10 +171,21 @@ function partsToComplete(document: Record<string, unknown>): { parts: UploadedPa
   return { parts: chosen, checksums };
 }
 
+/** `x-amz-mp-object-size`: the size the completed object must have, a whole number of bytes. */
+function objectSizeOf(headers: Headers): { objectSize?: number } {
+  const text = headers.get('x-amz-mp-object-size');
+  if (text === null) return {};
+  if (!/^\d{1,16}$/.test(text.trim())) {
+    throw invalidArgument(`x-amz-mp-object-size must be a whole number of bytes, not ${JSON.stringify(text)}.`, 'x-amz-mp-object-size', text);
+  }
+  return { objectSize: Number(text.trim()) };
+}
+
 export async function completeMultipartUpload(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const bucket = await openBucket(context);
   const conditions = writeConditions(headers);
+  const key = customerKeyOf(context.request);
   const document = parseXmlBody(
     await readSmallBody(bodyOf(context, { checksumHeaders: false }), MAX_DOCUMENT_BYTES),
     'CompleteMultipartUpload',
@@ -178,17 +202,21 @@ export async function completeMultipartUpload(context: S3Context): Promise<S3Res
       repeatable: true,
       checksums,
       partChecksums,
+      ssecKey: key ? key.toString('hex') : null,
+      ...objectSizeOf(headers),
     }),
   );
   if (object === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
   const checksum = bucket.checksumOf(object);
-  return xmlResponse('CompleteMultipartUploadResult', {
+  const response = xmlResponse('CompleteMultipartUploadResult', {
     Location: `/${context.request.bucket}/${encodeURIComponent(object.key).replace(/%2F/g, '/')}`,
     Bucket: context.request.bucket!,
     Key: object.key,
     ETag: object.httpEtag,
     ...(checksum ? { [checksumElement(checksum.algorithm)]: checksum.value, ChecksumType: checksum.type } : {}),
   });
+  Object.assign(response.headers!, await expirationOf(context, object));
+  return response;
 }
 
 export async function abortMultipartUpload(context: S3Context): Promise<S3Response> {

@@ -5,6 +5,7 @@
 import type { ObjectAttributes } from '../bucket';
 import { checksumElement, checksumElements, objectChecksum } from './checksum-headers';
 import { conditionsOf } from './conditions';
+import { customerKeyOf } from './customer-keys';
 import { fromRequest, keyOf, MAX_LISTED, MAX_PART_NUMBER, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
 import { invalidArgument, noSuchKey } from './errors';
 import { conditionFailed } from './object-operations';
@@ -79,7 +80,10 @@ export async function getObjectAttributes(context: S3Context): Promise<S3Respons
   // Paging headers are checked whether or not ObjectParts is asked for, before the object is read.
   const maxParts = numberHeader(headers, 'x-amz-max-parts', MAX_LISTED, MAX_LISTED, true);
   const marker = numberHeader(headers, 'x-amz-part-number-marker', 0, MAX_PART_NUMBER, false);
-  const found = await fromRequest(() => bucket.attributes(key, conditions ? { onlyIf: conditions } : {}));
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
+  const found = await fromRequest(() =>
+    bucket.attributes(key, { ...(conditions ? { onlyIf: conditions } : {}), ...(ssecKey ? { ssecKey } : {}) }),
+  );
   if (found === null) throw noSuchKey(key);
   const { object, parts, conditionsHeld } = found;
   if (!conditionsHeld) return conditionFailed(conditions!, object);

@@ -1,5 +1,5 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
-import type { ChecksumClaim, OpenBucket, PutOptions, StoredObject, StoredObjectBody } from '../bucket';
+import { CustomerKeyError, type ChecksumClaim, type OpenBucket, type PutOptions, type StoredObject, type StoredObjectBody } from '../bucket';
 import {
   checksumElements,
   checksumModeEnabled,
@@ -8,6 +8,7 @@ import {
   requestedAlgorithmOf,
 } from './checksum-headers';
 import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './conditions';
+import { customerKeyHeaders, customerKeyOf } from './customer-keys';
 import {
   bodyOf,
   fromRequest,
@@ -115,16 +116,19 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
   const partNumber = partNumberOf(context);
   const conditions = conditionsOf(headers);
   const httpMetadata = overridesOf(context);
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
   const read = await fromRequest(() =>
     bucket.getPart(key, partNumber, {
       ...(conditions ? { onlyIf: conditions } : {}),
       ...(httpMetadata ? { httpMetadata } : {}),
+      ...(ssecKey ? { ssecKey } : {}),
     }),
   );
   if (read === null) throw noSuchKey(key);
   const { object, partsCount } = read;
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, partsCount !== undefined);
+  Object.assign(response.headers!, customerKeyHeaders(object), await expirationOf(context, object));
   if (partsCount !== undefined) response.headers!['x-amz-mp-parts-count'] = String(partsCount);
   if (read.checksum && checksumModeEnabled(headers)) Object.assign(response.headers!, checksumResponseHeaders(read.checksum));
   if (head && response.body instanceof ReadableStream) await response.body.cancel();
@@ -137,6 +141,7 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   const conditions = conditionsOf(context.request.headers);
   const range = rangeOf(context.request.headers.get('range'));
   const httpMetadata = overridesOf(context);
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
   const { bucket, object } = await onLastFoundBucket(
     context,
     async (bucket) => ({
@@ -146,6 +151,7 @@ export async function getObject(context: S3Context): Promise<S3Response> {
           ...(conditions ? { onlyIf: conditions } : {}),
           ...(range ? { range } : {}),
           ...(httpMetadata ? { httpMetadata } : {}),
+          ...(ssecKey ? { ssecKey } : {}),
         }),
       ),
     }),
@@ -155,6 +161,8 @@ export async function getObject(context: S3Context): Promise<S3Response> {
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, range !== undefined);
   if (range === undefined) Object.assign(response.headers!, checksumHeaders(context, bucket, object));
+  if (ssecKey) Object.assign(response.headers!, customerKeyHeaders(object));
+  Object.assign(response.headers!, await expirationOf(context, object));
   return response;
 }
 
@@ -162,29 +170,48 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, true);
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
-  if (!conditions) {
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
+  if (!conditions && !ssecKey) {
     const { bucket, object } = await onLastFoundBucket(
       context,
       async (bucket) => ({ bucket, object: await fromRequest(() => bucket.head(key)) }),
       (read) => read.object !== null,
     );
     if (object === null) throw noSuchKey(key);
+    // The binding's head needs no key; S3's HEAD of an encrypted object does, as its GET.
+    if (object.ssecKeyMd5 !== undefined) throw new CustomerKeyError('head', 'missing');
     return {
       status: 200,
-      headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
+      headers: {
+        ...objectHeaders(object),
+        ...checksumHeaders(context, bucket, object),
+        ...(await expirationOf(context, object)),
+        'content-length': String(object.size),
+      },
     };
   }
   const { bucket, object } = await onLastFoundBucket(
     context,
-    async (bucket) => ({ bucket, object: await fromRequest(() => bucket.get(key, { onlyIf: conditions })) }),
+    async (bucket) => ({
+      bucket,
+      object: await fromRequest(() =>
+        bucket.get(key, { ...(conditions ? { onlyIf: conditions } : {}), ...(ssecKey ? { ssecKey } : {}) }),
+      ),
+    }),
     (read) => read.object !== null,
   );
   if (object === null) throw noSuchKey(key);
-  if (!('body' in object)) return conditionFailed(conditions, object);
+  if (!('body' in object)) return conditionFailed(conditions!, object);
   await object.body.cancel();
   return {
     status: 200,
-    headers: { ...objectHeaders(object), ...checksumHeaders(context, bucket, object), 'content-length': String(object.size) },
+    headers: {
+      ...objectHeaders(object),
+      ...checksumHeaders(context, bucket, object),
+      ...customerKeyHeaders(object),
+      ...(await expirationOf(context, object)),
+      'content-length': String(object.size),
+    },
   };
 }
 
@@ -203,11 +230,21 @@ async function putChecked(
   return stored;
 }
 
+/** The headers of a PutObject's answer. */
+async function putAnswer(context: S3Context, stored: StoredObject, checksums: Record<string, string>): Promise<Record<string, string>> {
+  return { etag: stored.httpEtag, ...checksums, ...customerKeyHeaders(stored), ...(await expirationOf(context, stored)) };
+}
+
+/** `x-amz-expiration` for an object of the request's bucket, when its lifecycle rules delete it. */
+export const expirationOf = (context: S3Context, object: StoredObject) =>
+  context.expirations.of(context.request.bucket!, object.key, object.uploaded);
+
 export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const key = keyOf(context);
   // A bucket not found before is checked first: NoSuchBucket before the body is read.
   const checked = context.catalogue.lastFound(context.request.bucket!) ? undefined : await openBucket(context);
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
   const body = bodyOf(context);
   const conditions = writeConditions(headers);
   const options = {
@@ -215,6 +252,7 @@ export async function putObject(context: S3Context): Promise<S3Response> {
     customMetadata: customMetadataOf(headers),
     ...keptChecksumOf(headers),
     ...(body.checksum ? { checksum: body.checksum } : {}),
+    ...(ssecKey ? { ssecKey } : {}),
   };
   // A small body is read whole first, unless conditions could refuse it unread (412 before a
   // bad body's own error, as with a streamed body). In memory, it can be stored again in the
@@ -222,12 +260,12 @@ export async function putObject(context: S3Context): Promise<S3Response> {
   if (conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES) {
     const bytes = await wholeBody(body);
     const stored = await onLastFoundBucket(context, (bucket) => putChecked(bucket, key, bytes, options, undefined), () => true);
-    return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
+    return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
   }
   // A streamed body cannot be sent again: its bucket is checked before it is read.
   const bucket = checked ?? (await openBucket(context));
   const stored = await putChecked(bucket, key, storableStream(body), options, conditions);
-  return { status: 200, headers: { etag: stored.httpEtag, ...body.checksums() } };
+  return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
 }
 
 /** The bucket and key of `x-amz-copy-source` (`[/]<bucket>/<key>`, URL-encoded). */
@@ -245,18 +283,23 @@ export function copySourceOf(context: S3Context): { bucket: string; key: string 
   return { bucket: text.slice(0, slash), key: text.slice(slash + 1) };
 }
 
-/** Reads the copy source under its `x-amz-copy-source-if-*` conditions (412 when they fail). */
+/**
+ * Reads the copy source under its `x-amz-copy-source-if-*` conditions (412 when they fail), with
+ * the key its `x-amz-copy-source-server-side-encryption-customer-*` headers name.
+ */
 export async function readCopySource(
   context: S3Context,
   range?: { offset: number; length: number },
 ): Promise<StoredObjectBody> {
   const source = copySourceOf(context);
+  const ssecKey = customerKeyOf(context.request, 'x-amz-copy-source-')?.toString('hex');
   const bucket = await openBucket(context, source.bucket);
   const conditions = conditionsOf(context.request.headers, 'x-amz-copy-source-');
   const object = await fromRequest(() =>
     bucket.get(source.key, {
       ...(conditions ? { onlyIf: conditions } : {}),
       ...(range ? { range } : {}),
+      ...(ssecKey ? { ssecKey } : {}),
     }),
   );
   if (object === null) throw noSuchKey(source.key);
@@ -278,7 +321,10 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
   const requested = requestedAlgorithmOf(headers);
   const source = copySourceOf(context);
   const key = keyOf(context);
-  if (directive === 'COPY' && source.bucket === context.request.bucket && source.key === key) {
+  const ssecKey = customerKeyOf(context.request)?.toString('hex');
+  // A copy onto itself is allowed when it changes the object's encryption, as S3 allows it.
+  const changesEncryption = ssecKey !== undefined || customerKeyOf(context.request, 'x-amz-copy-source-') !== undefined;
+  if (directive === 'COPY' && source.bucket === context.request.bucket && source.key === key && !changesEncryption) {
     throw invalidRequest(
       "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata. Use x-amz-metadata-directive: REPLACE.",
     );
@@ -292,16 +338,18 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
         ? { httpMetadata: object.httpMetadata ?? {}, customMetadata: object.customMetadata ?? {} }
         : { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) };
     const algorithm = requested ?? objectChecksum(bucket, object)?.algorithm;
-    const options = algorithm ? { ...metadata, checksum: { algorithm } } : metadata;
+    const options = { ...metadata, ...(algorithm ? { checksum: { algorithm } } : {}), ...(ssecKey ? { ssecKey } : {}) };
     stored = await putChecked(bucket, key, object.body, options, writeConditions(headers));
   } finally {
     if (!object.bodyUsed) await object.body.cancel();
   }
-  return xmlResponse('CopyObjectResult', {
+  const response = xmlResponse('CopyObjectResult', {
     LastModified: iso(stored.uploaded),
     ETag: stored.httpEtag,
     ...checksumElements(objectChecksum(bucket, stored)),
   });
+  Object.assign(response.headers!, customerKeyHeaders(stored), await expirationOf(context, stored));
+  return response;
 }
 
 export async function deleteObject(context: S3Context): Promise<S3Response> {

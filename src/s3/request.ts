@@ -13,7 +13,19 @@ export interface S3Request extends SignedParts {
   body: AsyncIterable<Uint8Array>;
   /** The path as sent, for error documents. */
   resource: string;
+  /** The names of the headers, lower-case, in the order sent (a name sent twice, twice). */
+  headerNames: string[];
+  /**
+   * Whether customer keys (SSE-C) may travel on this connection: S3 takes them over TLS only; the
+   * endpoint takes them over TLS (when it serves TLS) or from this machine (a loopback address,
+   * which no network sees).
+   */
+  secure: boolean;
 }
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
+const isLoopback = (address: string | undefined) =>
+  address !== undefined && (address === '::1' || /^(::ffff:)?127\./.test(address));
 
 const invalidUri = (path: string) =>
   new S3Error('InvalidURI', 400, `Could not parse the specified URI: ${path} is not valid percent-encoded UTF-8.`);
@@ -41,6 +53,7 @@ export function readRequest(incoming: IncomingMessage): S3Request {
   for (const [name, value] of query) if (!params.has(name)) params.set(name, value);
 
   const headers = new Headers();
+  const headerNames: string[] = [];
   const raw = incoming.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) {
     try {
@@ -48,6 +61,7 @@ export function readRequest(incoming: IncomingMessage): S3Request {
     } catch {
       throw invalidArgument(`The header ${raw[i]} has a value that is not valid in HTTP.`, raw[i]);
     }
+    headerNames.push(raw[i]!.toLowerCase());
   }
 
   const slash = rawPath.indexOf('/', 1);
@@ -64,6 +78,8 @@ export function readRequest(incoming: IncomingMessage): S3Request {
     params,
     body: incoming,
     resource: rawPath,
+    headerNames,
+    secure: (incoming.socket as { encrypted?: boolean }).encrypted === true || isLoopback(incoming.socket.remoteAddress),
     ...(bucket === '' ? {} : { bucket }),
     ...(key === '' ? {} : { key }),
   };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { HOME_ACCOUNT_ID, openBucketCatalogue, type DatabasePoolSettings, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
@@ -8,6 +9,8 @@ import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from
 import { controlFaults, FAULTS_PATH, injectFault, s3FaultSet } from './faults';
 import { readRequest, type S3Request } from './request';
 import { route } from './router';
+import { refuseUnservedHeaders } from './unserved-headers';
+import { ExpirationHeaders } from './expiration-header';
 import { verifySignature, type AccessKeys } from './sigv4';
 import { keysForRequest, requireInScope } from './temporary-credentials';
 import { xmlDocument } from './xml';
@@ -30,6 +33,11 @@ export interface S3ServerOptions {
   port?: number;
   /** 127.0.0.1 by default. */
   hostname?: string;
+  /**
+   * Serve HTTPS with this certificate and private key (PEM) instead of plain HTTP. Customer keys
+   * (SSE-C) are taken over TLS from anywhere; over plain HTTP only from this machine.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer };
   /** Buckets whose objects anyone may list and read without signing (HeadBucket, ListObjectsV2, HeadObject, GetObject). */
   publicRead?: string[];
   /** The region GetBucketLocation reports; any region a client signs with is accepted. `auto` by default. */
@@ -80,6 +88,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     defaults: options.runtime ?? {},
   });
   const buckets = catalogue.account(account);
+  const expirations = new ExpirationHeaders(buckets);
   const handle = async (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const requestId = nextRequestId();
     let request: S3Request | undefined;
@@ -94,13 +103,14 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       } else {
         const { keys, grant } = keysForRequest(request, options.accessKeys, account, now());
         const signer = verifySignature(request, keys, now());
-        const context: S3Context = { request, signer, catalogue, region };
+        const context: S3Context = { request, signer, catalogue, region, expirations };
         if (request.rawPath === FAULTS_PATH) {
           response = await controlFaults(context, faults);
         } else {
           const operation = route(request);
           if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
           if (grant) requireInScope(grant, request, operation.name);
+          refuseUnservedHeaders(operation.name, request.headerNames, request.headers);
           if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
           response = await operation.run(context);
         }
@@ -124,7 +134,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   // headers and streams bodies itself, and Hono's Request/Response layer costs more than the
   // endpoint's own work. `npm run bench -- s3` measures both as no-op servers: Hono answered
   // 38-68% of node:http's 1 KiB PUTs and 21-89% of its GETs (two runs, load average about 10).
-  const server = createServer((incoming, outgoing) => {
+  const listener: RequestListener = (incoming, outgoing) => {
     // Whatever escapes (a response that cannot be written) ends this connection, not the process.
     handle(incoming, outgoing).catch((error: unknown) => {
       // The path only: a query may hold a presigned URL's signature, good until it expires.
@@ -133,7 +143,14 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
       );
       outgoing.destroy();
     });
-  });
+  };
+  let server: ReturnType<typeof createServer>;
+  try {
+    server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, listener) : createServer(listener);
+  } catch (error) {
+    await catalogue.close();
+    throw new Error(`cannot serve TLS with the certificate and key given: ${(error as Error).message}`);
+  }
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -150,7 +167,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   }
   const actual = (server.address() as AddressInfo).port;
   return {
-    url: `http://${hostname}:${actual}`,
+    url: `${options.tls ? 'https' : 'http'}://${hostname}:${actual}`,
     location: catalogue.location,
     port: actual,
     close: async () => {

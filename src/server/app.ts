@@ -32,6 +32,7 @@ import { isPlainText } from './http/text-json';
 import { acceptedRequestMemo } from './http/validation-memo';
 import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
 import { storeErrorAnswer } from './store-errors';
+import { readWorkerForm } from './workers/read-form';
 
 export interface AppOptions {
   store: Store;
@@ -169,11 +170,14 @@ export function createApp(options: AppOptions): App {
   // Bodies by what the document's operation takes (as the route found says): raw bytes (object
   // uploads) are left unread for the handler to stream; JSON sent as text/plain is read as JSON
   // where the document says so.
-  const json = express.json({ limit: bodyLimit, verify: (_req, _res, body) => refuseDeepJson(body) });
+  // `application/*+json` too: wrangler sends secrets in bulk as `application/merge-patch+json`.
+  const json = express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'], verify: (_req, _res, body) => refuseDeepJson(body) });
   const plainTextJson = express.json({ limit: bodyLimit, type: () => true, verify: (_req, _res, body) => refuseDeepJson(body) });
   const readBody = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const media = Object.keys(req.openapi?.schema?.requestBody?.content ?? {});
     if (media.includes('*/*')) return next();
+    // A worker upload's form is read whole, and checked as a form, before the validator runs.
+    if (media.includes('multipart/form-data')) return readWorkerForm(req).then(() => next(), next);
     if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
     return json(req, res, next);
   };
@@ -223,7 +227,8 @@ export function documentValidator(validateResponses: boolean): express.RequestHa
     validateRequests: { allowUnknownQueryParameters: false, discriminator: true },
     validateResponses: validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
-    // No operation of the document takes a multipart body: no multipart layer on every request.
+    // Worker uploads, the only multipart bodies, are read by the app itself (workers/read-form.ts):
+    // no multipart layer on every request.
     fileUploader: false,
     ignoreUndocumented: false,
   }).installMiddleware(validatorSpec());

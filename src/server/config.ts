@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { PLATFORM_POLICY, type RateLimitPolicy } from '../rate-limit';
-import { parseDatabaseUrl, type DatabaseUrl, type PostgresPoolOptions } from '../store';
+import { parseDatabaseUrl, SECRETS_KEY_VARIABLE, SecretBox, type DatabaseUrl, type PostgresPoolOptions } from '../store';
 import { loadAuthFile } from './auth/auth-file';
 import { CredentialRegistry, everything, sha256 } from './auth/credentials';
 import { defaultHttpLimits, type HttpLimits } from './http/limits';
@@ -33,6 +33,11 @@ export interface ServerConfig {
   faultsFile: string | undefined;
   /** The platform's rate limit, when RATE_LIMIT is on. */
   rateLimit: RateLimitPolicy | undefined;
+  /**
+   * WORKERS_SECRETS_KEY: the key workers' secrets are sealed with (kept in memory only); unset,
+   * the data directory's key file (made once, owner-only).
+   */
+  workersSecretsKey: string | undefined;
 }
 
 export interface PostgresConfig {
@@ -156,5 +161,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     stateFile: env.STATE_FILE ? path.resolve(env.STATE_FILE) : undefined,
     faultsFile: env.FAULTS_FILE ? path.resolve(env.FAULTS_FILE) : undefined,
     rateLimit: rateLimit(env),
+    workersSecretsKey: workersSecretsKey(env),
   };
+}
+
+/** The key as given, checked now so that a bad one stops the start before anything opens. */
+function workersSecretsKey(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env[SECRETS_KEY_VARIABLE];
+  if (value === undefined || value === '') return undefined;
+  SecretBox.fromText(value, SECRETS_KEY_VARIABLE);
+  return value;
 }

@@ -4,11 +4,12 @@
  * API alone (main.ts) and the whole platform (src/platform) open them the same way.
  */
 import { openBucketCatalogue, type BucketCatalogue } from '../bucket';
-import { openPostgresStore, openSqliteStore, type Store } from '../store';
+import { loadSecretBox, openPostgresStore, openSqliteStore, type Store } from '../store';
 import type { ServerConfig } from './config';
 
 export function openServerStore(config: ServerConfig): Promise<Store> {
-  const seed = config.seedFile ? { seed: config.seedFile } : {};
+  // Workers' secrets: sealed with WORKERS_SECRETS_KEY, or the data directory's key file.
+  const seed = { ...(config.seedFile ? { seed: config.seedFile } : {}), secrets: loadSecretBox({ dataDir: config.dataDir, variable: config.workersSecretsKey }) };
   return config.postgres
     ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
     : openSqliteStore({ dataDir: config.dataDir, ...seed });

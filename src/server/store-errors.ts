@@ -13,9 +13,29 @@ import {
   StoreFullError,
   StoreUnavailableError,
   VersionMismatchError,
+  WorkerRouteExistsError,
+  WorkersSubdomainTakenError,
+  WorkerVersionNotDeployedError,
 } from '../store';
 import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
 import { previousWafGone } from './waf/previous-waf';
+import { WorkerCodes } from './workers/upload';
+
+/** What the Workers family answers for something it does not have (the platform's 10007). */
+function workersNotFound(error: NotFoundError): ApiError | undefined {
+  switch (error.entity) {
+    case 'worker_script':
+      return ApiError.of(404, WorkerCodes.scriptNotFound, `This Worker does not exist on your account: ${error.id}.`);
+    case 'worker_version':
+      return ApiError.of(404, WorkerCodes.scriptNotFound, `Version ${error.id} does not exist on this Worker.`);
+    case 'worker_secret':
+      return ApiError.of(404, WorkerCodes.scriptNotFound, `Secret ${error.id} does not exist on this Worker.`);
+    case 'workers_subdomain':
+      return ApiError.of(404, WorkerCodes.scriptNotFound, 'This account has no workers.dev subdomain.');
+    default:
+      return undefined;
+  }
+}
 
 /**
  * The answer to a store error that reaches a request, in one place: the store knows nothing of
@@ -25,7 +45,10 @@ import { previousWafGone } from './waf/previous-waf';
  */
 export function storeErrorAnswer(error: unknown, path: string): ApiError | undefined {
   if (!(error instanceof StoreError)) return undefined;
-  if (error instanceof NotFoundError) return notFound(path);
+  if (error instanceof NotFoundError) return workersNotFound(error) ?? notFound(path);
+  if (error instanceof WorkerRouteExistsError) return badRequest(`${error.message}.`, WorkerCodes.routeExists);
+  if (error instanceof WorkersSubdomainTakenError) return badRequest(`${error.message}.`, WorkerCodes.subdomainTaken);
+  if (error instanceof WorkerVersionNotDeployedError) return badRequest(`${error.message}.`, WorkerCodes.latestNotDeployed);
   if (error instanceof EntryPointExistsError) {
     return badRequest(
       `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,

@@ -83,7 +83,7 @@ async function exportBucket(
     await writer.record(bucket);
     summary.buckets += 1;
     for await (const object of snapshot.objects()) {
-      const { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums } = object.record;
+      const { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, encryption } = object.record;
       const line: ObjectStateRecord = {
         type: 'object',
         key,
@@ -94,6 +94,7 @@ async function exportBucket(
         httpMetadata,
         customMetadata,
         checksums,
+        ...(encryption ? { encryption } : {}),
         partSizes: object.partSizes,
         bytes: size,
       };

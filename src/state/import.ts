@@ -203,13 +203,15 @@ async function loadBuckets(file: string, storage: CatalogueStorage, made: { acco
           httpMetadata: upload.httpMetadata,
           customMetadata: upload.customMetadata,
           ...(upload.checksum ? { checksum: upload.checksum } : {}),
+          ...(upload.encryption ? { encryption: upload.encryption } : {}),
         });
         break;
       case 'part': {
         const part = record as unknown as PartStateRecord;
         const staged = await engine!.stage(body!);
-        const { partNumber, size, etag, md5, checksum } = part;
-        if (!(await engine!.putPart(upload!.uploadId, upload!.key, { partNumber, size, etag, md5, ...(checksum ? { checksum } : {}) }, staged))) {
+        const { partNumber, size, etag, md5, checksum, iv } = part;
+        const stored = { partNumber, size, etag, md5, ...(checksum ? { checksum } : {}), ...(iv ? { iv } : {}) };
+        if (!(await engine!.putPart(upload!.uploadId, upload!.key, stored, staged))) {
           throw new Error(`upload ${upload!.uploadId} of ${upload!.key} refused its part ${partNumber}`);
         }
         break;
@@ -223,8 +225,8 @@ async function loadBuckets(file: string, storage: CatalogueStorage, made: { acco
  * parts again (an upload completed with the saved record), so it still reads part by part.
  */
 async function loadObject(engine: StorageEngine, object: ObjectStateRecord, body: AsyncIterable<Uint8Array>): Promise<void> {
-  const { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, partSizes } = object;
-  const record = { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums };
+  const { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, encryption, partSizes } = object;
+  const record = { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, ...(encryption ? { encryption } : {}) };
   if (partSizes.length === 1) {
     const staged = await engine.stage(body);
     if (!(await engine.put(record, staged, (current) => current === null))) throw new Error(`object ${key} appeared while loading`);

@@ -34,6 +34,13 @@ const checksums = z
   .partial()
   .strict();
 const hex32 = z.string().regex(/^[0-9a-f]{32}$/, 'must be 32 hex characters');
+const base64 = (bytes: number) =>
+  z
+    .string()
+    .refine((text) => /^[A-Za-z0-9+/]*={0,2}$/.test(text) && Buffer.from(text, 'base64').byteLength === bytes, `must be ${bytes} bytes in base64`);
+/** What checks a customer's key (SSE-C), never the key itself; and the IVs of an encrypted object's segments. */
+const keyCheck = z.object({ keyMd5: base64(16), salt: base64(16), hmac: base64(32) }).strict();
+const objectEncryption = keyCheck.extend({ ivs: z.array(base64(16)).min(1) }).strict();
 
 export const storeSchemaRecord = z.object({ type: z.literal('store.schema'), migrations: z.array(z.string()) }).strict();
 export const storeRowRecord = z
@@ -70,12 +77,15 @@ export const objectRecord = z
     httpMetadata,
     customMetadata: text,
     checksums,
+    /** Present for an object stored encrypted: its bytes are saved as stored, encrypted. */
+    encryption: objectEncryption.optional(),
     /** The sizes of the parts it was stored as: one for a put, each part's for a multipart upload. */
     partSizes: z.array(count).min(1),
     bytes: count,
   })
   .strict()
   .refine((record) => record.bytes === record.size, 'bytes must equal size')
+  .refine((record) => !record.encryption || record.encryption.ivs.length === record.partSizes.length, 'encryption needs one IV per part')
   .refine((record) => record.partSizes.reduce((sum, size) => sum + size, 0) === record.size, 'partSizes must add up to size');
 
 export const uploadRecord = z
@@ -87,6 +97,7 @@ export const uploadRecord = z
     httpMetadata,
     customMetadata: text,
     checksum: z.object({ algorithm, type: checksumType }).strict().optional(),
+    encryption: keyCheck.optional(),
   })
   .strict();
 
@@ -98,6 +109,7 @@ export const partRecord = z
     etag: z.string().min(1),
     md5: hex32,
     checksum: z.object({ algorithm, value: z.string().min(1) }).strict().optional(),
+    iv: base64(16).optional(),
     bytes: count,
   })
   .strict()

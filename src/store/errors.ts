@@ -21,7 +21,13 @@ export type EntityKind =
   | 'rule'
   | 'logpush_job'
   | 'uri_waf_override'
-  | 'waf_package';
+  | 'waf_package'
+  | 'worker_script'
+  | 'worker_version'
+  | 'worker_deployment'
+  | 'worker_secret'
+  | 'worker_route'
+  | 'workers_subdomain';
 
 /** The target of a write does not exist (reads answer null instead). */
 export class NotFoundError extends StoreError {
@@ -196,4 +202,37 @@ export class StoreNotEmptyError extends StoreError {
 /** A dump the store cannot load as it stands (nothing of it is kept). */
 export class StoreDumpError extends StoreError {
   readonly code = 'store_dump_invalid';
+}
+
+/** A zone holds each workers route pattern once. */
+export class WorkerRouteExistsError extends StoreError {
+  readonly code = 'worker_route_exists';
+  constructor(
+    readonly pattern: string,
+    /** The script the pattern runs now (null: none). */
+    readonly script: string | null,
+  ) {
+    super(`a route with pattern ${pattern} already exists${script === null ? '' : ` (it runs ${script})`}`);
+  }
+}
+
+/** A workers.dev subdomain belongs to one account. */
+export class WorkersSubdomainTakenError extends StoreError {
+  readonly code = 'workers_subdomain_taken';
+  constructor(readonly subdomain: string) {
+    super(`the workers.dev subdomain ${subdomain} belongs to another account`);
+  }
+}
+
+/** A secret was written to a store opened without a secrets key (see StoreOptions.secrets). */
+export class SecretsKeyMissingError extends StoreError {
+  readonly code = 'secrets_key_missing';
+}
+
+/** Secrets change the latest version, which must be the one serving every request. */
+export class WorkerVersionNotDeployedError extends StoreError {
+  readonly code = 'worker_version_not_deployed';
+  constructor(readonly script: string) {
+    super(`the latest version of ${script} is not the one deployed to every request: deploy it before changing secrets`);
+  }
 }

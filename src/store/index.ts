@@ -23,6 +23,7 @@ export type {
   Store,
   UserRepository,
   WafRepository,
+  WorkersRepository,
   RuleWriteOptions,
   StoreDump,
   ZoneOrder,
@@ -38,3 +39,5 @@ export type { SeedFile, SeedRule, SeedRuleset, SeedZone } from './seed/schema';
 export { openSqliteStore, SQLITE_FILE_NAME, type SqliteStoreOptions } from './sqlite/open';
 export { openPostgresStore, type PostgresPoolOptions, type PostgresStoreOptions } from './postgres/open';
 export { parseDatabaseUrl, type DatabaseUrl } from '../database-url';
+export * from './worker-types';
+export * from './workers';

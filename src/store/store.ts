@@ -1,5 +1,17 @@
 import type { Clock } from './clock';
 import type {
+  DeployedWorkersReader,
+  DeploymentInput,
+  WorkerDeployment,
+  WorkerModuleRef,
+  WorkerRoute,
+  WorkerRouteInput,
+  WorkerScript,
+  WorkerScriptSettings,
+  WorkerVersion,
+  WorkerVersionInput,
+} from './worker-types';
+import type {
   Account,
   CertificatePack,
   Invitation,
@@ -203,6 +215,67 @@ export interface LogpushJobRepository {
   delete(ownerId: string, id: number): Promise<void>;
 }
 
+/**
+ * Workers of accounts (scripts, versions, deployments, secrets, the workers.dev subdomain) and
+ * zone routes. Secret values go in with writes and never come out of a read (only names do);
+ * the runtime's read model (`Store.deployedWorkers`) opens them.
+ */
+export interface WorkersRepository {
+  getScript(accountId: string, name: string): Promise<WorkerScript | null>;
+  /** Scripts of the account by name. */
+  listScripts(accountId: string): Promise<WorkerScript[]>;
+  /**
+   * A new version of the script (numbered after the last), deployed alone at 100% when `deploy`.
+   * Creates the script when absent and `create`, else NotFoundError.
+   */
+  uploadVersion(
+    accountId: string,
+    name: string,
+    input: WorkerVersionInput,
+    options: { create: boolean; deploy: boolean },
+  ): Promise<{ script: WorkerScript; version: WorkerVersion; deployment: WorkerDeployment | null; created: boolean }>;
+  getVersion(accountId: string, name: string, versionId: string): Promise<WorkerVersion | null>;
+  /** Newest first; null when the script does not exist. */
+  listVersions(accountId: string, name: string): Promise<WorkerVersion[] | null>;
+  /** A version's modules with their bytes; null when there is no such version. */
+  versionModules(accountId: string, name: string, versionId: string): Promise<(WorkerModuleRef & { bytes: Uint8Array })[] | null>;
+  /** Throws NotFoundError (script or version), InvalidInputError (shares not adding up to 100). */
+  createDeployment(accountId: string, name: string, input: DeploymentInput): Promise<WorkerDeployment>;
+  /** Newest (the one serving) first; null when the script does not exist. */
+  listDeployments(accountId: string, name: string): Promise<WorkerDeployment[] | null>;
+  getDeployment(accountId: string, name: string, id: string): Promise<WorkerDeployment | null>;
+  /** Names of the serving version's secrets; null when the script does not exist. */
+  listSecrets(accountId: string, name: string): Promise<{ name: string; type: 'secret_text' }[] | null>;
+  /**
+   * Puts and deletes secrets at once: a new version from the one serving (its modules and other
+   * bindings), deployed at 100%. NotFoundError for a script or a secret to delete that is not there.
+   */
+  changeSecrets(
+    accountId: string,
+    name: string,
+    change: { put: { name: string; text: string }[]; delete: string[]; source: string; author_email: string | null },
+  ): Promise<WorkerVersion>;
+  /** The script with its versions, deployments and routes; NotFoundError when absent. */
+  deleteScript(accountId: string, name: string): Promise<void>;
+  updateScriptSettings(accountId: string, name: string, patch: Partial<WorkerScriptSettings>): Promise<WorkerScript>;
+  /** The script's workers.dev switch (and its preview URLs' switch, when given). */
+  setWorkersDev(accountId: string, name: string, switches: { enabled: boolean; previews_enabled?: boolean }): Promise<WorkerScript>;
+  listRoutes(zoneId: string): Promise<WorkerRoute[]>;
+  getRoute(zoneId: string, id: string): Promise<WorkerRoute | null>;
+  /** Throws NotFoundError (zone, or a script not of the zone's account), WorkerRouteExistsError. */
+  createRoute(zoneId: string, input: WorkerRouteInput): Promise<WorkerRoute>;
+  updateRoute(zoneId: string, id: string, input: WorkerRouteInput): Promise<WorkerRoute>;
+  deleteRoute(zoneId: string, id: string): Promise<void>;
+  /** Routes running the script, in the account's zones; null when the script does not exist. */
+  listScriptRoutes(accountId: string, name: string): Promise<(WorkerRoute & { zone_name: string })[] | null>;
+  /** Replaces every route of the script in the account's zones (WorkerRouteExistsError when another script holds a pattern). */
+  replaceScriptRoutes(accountId: string, name: string, routes: { zone_id: string; pattern: string }[]): Promise<(WorkerRoute & { zone_name: string })[]>;
+  getSubdomain(accountId: string): Promise<string | null>;
+  /** Throws WorkersSubdomainTakenError when another account has it. */
+  setSubdomain(accountId: string, subdomain: string): Promise<string>;
+  deleteSubdomain(accountId: string): Promise<void>;
+}
+
 export interface Repositories {
   readonly accounts: AccountRepository;
   readonly users: UserRepository;
@@ -215,12 +288,15 @@ export interface Repositories {
   readonly logpushJobs: LogpushJobRepository;
   /** Jobs of accounts (owner: an account id); zone jobs are not among them. */
   readonly accountLogpushJobs: LogpushJobRepository;
+  readonly workers: WorkersRepository;
 }
 
 export interface Store extends Repositories {
   readonly clock: Clock;
   /** The whole store as rows and back, for saving and loading the platform's state. */
   readonly dump: StoreDump;
+  /** The runtime's view of what is deployed, and the marker to poll for changes. */
+  readonly deployedWorkers: DeployedWorkersReader;
   /**
    * Runs `work` in one transaction: all its writes commit together or not at all, and each
    * ruleset it writes gets exactly one new version. When a concurrent writer got there first

@@ -208,9 +208,13 @@ describe('schema versions', () => {
     await bucket.uploadPartWith('new', created.uploadId, 1, 'part', { algorithm: 'sha256', value: () => value });
     expect((await bucket.listParts('new', created.uploadId)).parts[0]!.checksum).toEqual({ algorithm: 'sha256', value });
     const check = new Database(join(directory, 'objects.sqlite'), { readonly: true });
-    expect(check.pragma('user_version', { simple: true })).toBe(2);
+    expect(check.pragma('user_version', { simple: true })).toBe(3);
     // Version 2: the deletion mark, empty while the bucket lives.
     expect(check.prepare('SELECT count(*) FROM deletion').pluck().get()).toBe(0);
+    // Version 3: what an object, an upload or a part encrypted under a customer key keeps (null: plain).
+    expect(check.prepare("SELECT count(*) FROM objects WHERE encryption IS NULL").pluck().get()).toBe(1);
+    expect(check.prepare('SELECT count(*) FROM uploads WHERE encryption IS NOT NULL').pluck().get()).toBe(0);
+    expect((check.pragma('table_info(parts)') as { name: string }[]).map((column) => column.name)).toContain('iv');
     check.close();
   });
 
@@ -221,7 +225,7 @@ describe('schema versions', () => {
     db.pragma('user_version = 99');
     db.close();
     expect(() => createBucket({ directory })).toThrow(
-      `bucket database ${directory} has schema version 99; this version knows up to 2. It was written by a newer version: upgrade the toolkit.`,
+      `bucket database ${directory} has schema version 99; this version knows up to 3. It was written by a newer version: upgrade the toolkit.`,
     );
   });
 });

@@ -34,6 +34,7 @@ describe('schema', () => {
       { name: '0002_catalogue' },
       { name: '0003_flexible_checksums' },
       { name: '0004_deleted_storages' },
+      { name: '0005_customer_keys' },
     ]);
     await cluster.query(url, `insert into bucket_storage.migration (name, timestamp) values ('9999_later', 'later')`);
     const refused = openBucketCatalogue({ dataDir: tmpdir(), databaseUrl: url });

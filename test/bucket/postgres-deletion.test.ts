@@ -235,15 +235,18 @@ describe('schema', () => {
     await (await before.open('photos')).put('cat.txt', 'meow');
     await before.close();
     opened.splice(opened.indexOf(before), 1);
-    // The database as the previous version left it: what 0004 adds, taken away.
+    // The database as that version left it: what 0004 and 0005 add, taken away.
     await cluster.query(url, 'drop table bucket_storage.deleted_storages');
-    await cluster.query(url, `delete from bucket_storage.migration where name = '0004_deleted_storages'`);
+    for (const table of ['objects', 'uploads']) await cluster.query(url, `alter table bucket_storage.${table} drop column encryption`);
+    await cluster.query(url, 'alter table bucket_storage.parts drop column iv');
+    await cluster.query(url, `delete from bucket_storage.migration where name in ('0004_deleted_storages', '0005_customer_keys')`);
     const catalogue = await catalogueOn(url);
     expect(await cluster.query(url, 'select name from bucket_storage.migration order by name')).toEqual([
       { name: '0001_initial' },
       { name: '0002_catalogue' },
       { name: '0003_flexible_checksums' },
       { name: '0004_deleted_storages' },
+      { name: '0005_customer_keys' },
     ]);
     expect(await (await (await catalogue.open('photos')).get('cat.txt'))!.text()).toBe('meow');
     const stale = await catalogue.open('old');

@@ -303,6 +303,7 @@ describe('schema and connection', () => {
       { name: '0002_catalogue' },
       { name: '0003_flexible_checksums' },
       { name: '0004_deleted_storages' },
+      { name: '0005_customer_keys' },
     ]);
   });
 
@@ -315,6 +316,27 @@ describe('schema and connection', () => {
     await expect(refused).rejects.toThrow(
       `database ${url} has bucket schema migrations this version does not know (0003_from_the_future); it was written by a newer version. Upgrade the toolkit or point it at another database.`,
     );
+  });
+
+  test('a database of the previous version (bucket migrations up to 0004) is brought to 0005: its objects read, new ones may be encrypted', async () => {
+    const url = await cluster.createDatabase();
+    const before = await instance(url);
+    await shared(before).put('plain.txt', 'as before');
+    const upload = await shared(before).createMultipartUpload('going-on');
+    const part = await upload.uploadPart(1, 'part from before');
+    await before.close();
+    instances.splice(instances.indexOf(before), 1);
+    // The database as the previous version left it: what 0005 adds, taken away.
+    for (const table of ['objects', 'uploads']) await cluster.query(url, `alter table bucket_storage.${table} drop column encryption`);
+    await cluster.query(url, 'alter table bucket_storage.parts drop column iv');
+    await cluster.query(url, `delete from bucket_storage.migration where name = '0005_customer_keys'`);
+    const after = shared(await instance(url));
+    expect(await (await after.get('plain.txt'))!.text()).toBe('as before');
+    await after.resumeMultipartUpload('going-on', upload.uploadId).complete([part]);
+    expect(await (await after.get('going-on'))!.text()).toBe('part from before');
+    const key = 'ab'.repeat(32);
+    await after.put('secret.txt', 'encrypted now', { ssecKey: key });
+    expect(await (await after.get('secret.txt', { ssecKey: key }))!.text()).toBe('encrypted now');
   });
 
   test('a database that does not answer is named, without its password', async () => {

@@ -91,6 +91,7 @@ const calls: Record<string, () => Promise<unknown>> = {
   getWafMigrationStatus: () => unwrap(api.GET('/zones/{zone_id}/waf_migration/status', { params: { path: { zone_id: zone } } })),
   ...previousWafCalls(),
   ...bucketCalls(),
+  ...workerCalls(),
   listZones: () => unwrap(api.GET('/zones', { params: { query: { name: 'example.com', per_page: 20, direction: 'asc' } } })),
   getZoneRuleset: () => unwrap(api.GET('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })),
   deleteZoneRuleset: async () => (await api.DELETE('/zones/{zone_id}/rulesets/{ruleset_id}', { params: { path: { zone_id: pro, ruleset_id: proEntryPoint } } })).response.status,
@@ -268,6 +269,92 @@ function bucketCalls(): Record<string, () => Promise<unknown>> {
   };
 }
 
+/** The Workers family, with the names and ids of its examples; uploads sent as the multipart forms they are. */
+function workerCalls(): Record<string, () => Promise<unknown>> {
+  const account_id = account;
+  const script = { account_id, script_name: 'hello-worker' };
+  const version_id = '18f97339-c287-4872-9bdd-e2135c07ec12';
+  const route = { zone_id: zone, route_id: '9a7806061c88ada191ed06f989cc3dac' };
+  const secret = { ...script, secret_name: 'API_KEY' };
+  const upload = async (method: 'PUT' | 'POST', path: string) => {
+    const form = new FormData();
+    form.set('metadata', new Blob([JSON.stringify({ main_module: 'index.js' })], { type: 'application/json' }));
+    form.set('index.js', new Blob(['export default {}'], { type: 'application/javascript+module' }), 'index.js');
+    const response = await fetch(`${mock.baseUrl}${path}`, { method, headers: { Authorization: 'Bearer mock-token' }, body: form });
+    return ((await response.json()) as { result: unknown }).result;
+  };
+  return {
+    listWorkerScripts: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts', { params: { path: { account_id } } })),
+    uploadWorkerScript: () => upload('PUT', `/accounts/${account_id}/workers/scripts/hello-worker`),
+    getWorkerScriptContent: async () =>
+      (await api.GET('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script }, parseAs: 'text' })).data,
+    deleteWorkerScript: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script } })),
+    getWorkerScriptSettings: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/settings', { params: { path: script } })),
+    getWorkerScriptLevelSettings: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/script-settings', { params: { path: script } })),
+    updateWorkerScriptLevelSettings: () =>
+      unwrap(api.PATCH('/accounts/{account_id}/workers/scripts/{script_name}/script-settings', { params: { path: script }, body: { tags: [] } })),
+    getWorkerScriptSubdomain: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/subdomain', { params: { path: script } })),
+    updateWorkerScriptSubdomain: () =>
+      unwrap(api.POST('/accounts/{account_id}/workers/scripts/{script_name}/subdomain', { params: { path: script }, body: { enabled: true } })),
+    deleteWorkerScriptSubdomain: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}/subdomain', { params: { path: script } })),
+    listWorkerScriptRoutes: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/routes', { params: { path: script } })),
+    updateWorkerScriptRoutes: () =>
+      unwrap(api.PUT('/accounts/{account_id}/workers/scripts/{script_name}/routes', { params: { path: script }, body: [{ pattern: 'shop.example.com/*' }] })),
+    listWorkerVersions: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/versions', { params: { path: script } })),
+    uploadWorkerVersion: () => upload('POST', `/accounts/${account_id}/workers/scripts/hello-worker/versions`),
+    getWorkerVersion: () =>
+      unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/versions/{version_id}', { params: { path: { ...script, version_id } } })),
+    listWorkerDeployments: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/deployments', { params: { path: script } })),
+    createWorkerDeployment: () =>
+      unwrap(
+        api.POST('/accounts/{account_id}/workers/scripts/{script_name}/deployments', {
+          params: { path: script },
+          body: { strategy: 'percentage', versions: [{ version_id, percentage: 100 }] },
+        }),
+      ),
+    getWorkerDeployment: () =>
+      unwrap(
+        api.GET('/accounts/{account_id}/workers/scripts/{script_name}/deployments/{deployment_id}', {
+          params: { path: { ...script, deployment_id: 'bcf48806-b317-4351-9ee7-36e7d557d4de' } },
+        }),
+      ),
+    listWorkerSecrets: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/secrets', { params: { path: script } })),
+    updateWorkerSecret: () =>
+      unwrap(
+        api.PUT('/accounts/{account_id}/workers/scripts/{script_name}/secrets', { params: { path: script }, body: { name: 'API_KEY', text: 'x', type: 'secret_text' } }),
+      ),
+    getWorkerSecret: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/secrets/{secret_name}', { params: { path: secret } })),
+    deleteWorkerSecret: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}/secrets/{secret_name}', { params: { path: secret } })),
+    updateWorkerSecrets: () =>
+      unwrap(
+        api.PATCH('/accounts/{account_id}/workers/scripts/{script_name}/secrets-bulk', {
+          params: { path: script },
+          body: { secrets: { API_KEY: { name: 'API_KEY', text: 'x', type: 'secret_text' } } },
+        }),
+      ),
+    getWorkerSchedules: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script } })),
+    getWorkerReferences: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/references', { params: { path: script } })),
+    listWorkerTailProducers: () => unwrap(api.GET('/accounts/{account_id}/workers/tails/by-consumer/{script_name}', { params: { path: script } })),
+    getWorkerService: () =>
+      unwrap(api.GET('/accounts/{account_id}/workers/services/{service_name}', { params: { path: { account_id, service_name: 'hello-worker' } } })),
+    deleteWorkerService: () =>
+      unwrap(api.DELETE('/accounts/{account_id}/workers/services/{service_name}', { params: { path: { account_id, service_name: 'hello-worker' } } })),
+    getWorker: () => unwrap(api.GET('/accounts/{account_id}/workers/workers/{script_name}', { params: { path: script } })),
+    getWorkersSubdomain: () => unwrap(api.GET('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } } })),
+    updateWorkersSubdomain: () => unwrap(api.PUT('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } }, body: { subdomain: 'example-corp' } })),
+    deleteWorkersSubdomain: () => unwrap(api.DELETE('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } } })),
+    listDurableObjectNamespaces: () => unwrap(api.GET('/accounts/{account_id}/workers/durable_objects/namespaces', { params: { path: { account_id } } })),
+    listKvNamespaces: () => unwrap(api.GET('/accounts/{account_id}/storage/kv/namespaces', { params: { path: { account_id } } })),
+    listWorkerRoutes: () => unwrap(api.GET('/zones/{zone_id}/workers/routes', { params: { path: { zone_id: zone } } })),
+    createWorkerRoute: () =>
+      unwrap(api.POST('/zones/{zone_id}/workers/routes', { params: { path: { zone_id: zone } }, body: { pattern: 'shop.example.com/*', script: 'hello-worker' } })),
+    getWorkerRoute: () => unwrap(api.GET('/zones/{zone_id}/workers/routes/{route_id}', { params: { path: route } })),
+    updateWorkerRoute: () =>
+      unwrap(api.PUT('/zones/{zone_id}/workers/routes/{route_id}', { params: { path: route }, body: { pattern: 'shop.example.com/*', script: 'hello-worker' } })),
+    deleteWorkerRoute: () => unwrap(api.DELETE('/zones/{zone_id}/workers/routes/{route_id}', { params: { path: route } })),
+  };
+}
+
 /** The previous WAF's operations, with the ids of their examples. */
 function previousWafCalls(): Record<string, () => Promise<unknown>> {
   const owasp = { zone_id: zone, package_id: '436d8cdf3866e6731f627fefee999131' };
@@ -303,7 +390,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(84);
+    expect(operations).toHaveLength(123);
   });
 
   for (const op of operations) {

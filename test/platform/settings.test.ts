@@ -91,6 +91,25 @@ describe('keys, state, the rate limit and fault rules', () => {
     ]);
   });
 
+  it('serves S3 over HTTPS with the file\'s tls_cert and tls_key, or S3_TLS_CERT and S3_TLS_KEY; one alone or an unreadable file is a problem', () => {
+    const files = { 's3.crt': 'CERTIFICATE', 's3.key': 'PRIVATE KEY' };
+    const { settings } = settingsOf('[s3]\ntls_cert = "s3.crt"\ntls_key = "s3.key"\n', {}, files);
+    expect(settings().s3!.tls).toEqual({ cert: Buffer.from('CERTIFICATE'), key: Buffer.from('PRIVATE KEY') });
+    expect(settingsOf('[s3]\n').settings().s3!.tls).toBeUndefined();
+    const alone = settingsOf('[s3]\ntls_cert = "s3.crt"\n', {}, files);
+    expect(problemsOf(alone.settings)).toEqual([
+      `${alone.file}: s3.tls_key: must be given too: HTTPS needs both the certificate and its private key (PEM files)`,
+    ]);
+    const missing = settingsOf('[s3]\ntls_cert = "s3.crt"\ntls_key = "nowhere.key"\n', {}, files);
+    expect(problemsOf(missing.settings)).toEqual([
+      `${missing.file}: s3.tls_key: cannot be read: ${path.join(path.dirname(missing.file), 'nowhere.key')} (ENOENT)`,
+    ]);
+    const fromEnvironment = settingsOf('[s3]\n', { S3_TLS_CERT: path.join(path.dirname(alone.file), 's3.crt') }, files);
+    expect(problemsOf(fromEnvironment.settings)).toEqual([
+      'S3_TLS_KEY must be given too: HTTPS needs both the certificate and its private key (PEM files)',
+    ]);
+  });
+
   it('resolves paths against the file, hands the API its settings as variables, and lets variables win', () => {
     const { file, settings } = settingsOf('[state]\ndata_dir = "state"\ndatabase_url = "postgres://localhost/edge"\n\n[rate_limit]\nrequests = 5\nwindow_seconds = 10\n');
     const resolved = settings();

@@ -5,11 +5,16 @@
 import {
   DeleteBucketCorsCommand,
   DeleteBucketLifecycleCommand,
+  DeleteObjectsCommand,
   GetBucketCorsCommand,
   GetBucketEncryptionCommand,
   GetBucketLifecycleConfigurationCommand,
   PutBucketCorsCommand,
   PutBucketLifecycleConfigurationCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type LifecycleRule,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import Cloudflare from 'cloudflare';
@@ -183,12 +188,99 @@ describe('?lifecycle', () => {
       code: 'InvalidStorageClass',
     });
     expect(
-      await refused('<ID>a</ID><Status>Enabled</Status><NoncurrentVersionExpiration><NoncurrentDays>1</NoncurrentDays></NoncurrentVersionExpiration>', 501),
-    ).toMatchObject({ code: 'NotImplemented' });
-    expect(
       await refused('<ID>a</ID><Status>Enabled</Status><Filter><Tag><Key>k</Key><Value>v</Value></Tag></Filter><Expiration><Days>1</Days></Expiration>', 501),
     ).toMatchObject({ code: 'NotImplemented' });
+    expect(
+      await refused('<ID>a</ID><Status>Enabled</Status><Filter><ObjectSizeGreaterThan>10</ObjectSizeGreaterThan></Filter><Expiration><Days>1</Days></Expiration>', 501),
+    ).toMatchObject({ code: 'NotImplemented' });
+    expect(await refused(`<ID>${'a'.repeat(256)}</ID><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>`)).toMatchObject({
+      code: 'InvalidArgument',
+      message: expect.stringContaining('a rule ID has at most 255'),
+    });
+    expect(await refused('<ID>a</ID><Prefix>x/</Prefix><Filter><Prefix>x/</Prefix></Filter><Status>Enabled</Status><Expiration><Days>1</Days></Expiration>')).toMatchObject({
+      code: 'MalformedXML',
+    });
+    expect(
+      await refused('<ID>a</ID><Status>Enabled</Status><Expiration><Days>1</Days><ExpiredObjectDeleteMarker>true</ExpiredObjectDeleteMarker></Expiration>'),
+    ).toMatchObject({ code: 'InvalidArgument', message: expect.stringContaining('ExpiredObjectDeleteMarker cannot be specified with Days or Date') });
     expect((await cf.r2.buckets.lifecycle.get(Bucket, { account_id })).rules).toHaveLength(1);
+  });
+
+  test('rules read back in the form they were written: the older Prefix, a Filter, an And, an empty Filter; a missing ID is made', async () => {
+    const rules: LifecycleRule[] = [
+      { ID: 'older', Prefix: 'older/', Status: 'Enabled', Expiration: { Days: 31 } },
+      { Prefix: 'no-id/', Status: 'Enabled', Expiration: { Days: 120 } },
+      { ID: 'filtered', Filter: { Prefix: 'filtered/' }, Status: 'Disabled', Expiration: { Days: 2 } },
+      { ID: 'and', Filter: { And: { Prefix: 'and/' } }, Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 3 } },
+      { ID: 'everything', Filter: {}, Status: 'Enabled', Expiration: { Date: new Date('2031-01-01T00:00:00Z') } },
+    ];
+    await s3.send(new PutBucketLifecycleConfigurationCommand({ Bucket, LifecycleConfiguration: { Rules: rules } }));
+    const got = (await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket }))).Rules!;
+    expect(got[0]).toEqual(rules[0]);
+    expect(got[1]).toEqual({ ...rules[1], ID: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(got.slice(2)).toEqual(rules.slice(2));
+    // The same rules through the management API, in its own shape.
+    const viaApi = (await cf.r2.buckets.lifecycle.get(Bucket, { account_id })).rules!;
+    expect(viaApi.map((rule) => [rule.id, rule.conditions.prefix, rule.enabled])).toEqual([
+      ['older', 'older/', true],
+      [got[1]!.ID, 'no-id/', true],
+      ['filtered', 'filtered/', false],
+      ['and', 'and/', true],
+      ['everything', '', true],
+    ]);
+    expect(Object.keys(viaApi[0]!).sort()).toEqual(['conditions', 'deleteObjectsTransition', 'enabled', 'id']);
+  });
+
+  test('actions on versions, which a bucket without versions never acts on, are taken and read back as written', async () => {
+    const rules: LifecycleRule[] = [
+      { ID: 'markers', Filter: { Prefix: 'foo' }, Status: 'Enabled', Expiration: { ExpiredObjectDeleteMarker: true } },
+      { ID: 'noncurrent', Prefix: 'past/', Status: 'Enabled', NoncurrentVersionExpiration: { NoncurrentDays: 2 } },
+      {
+        ID: 'noncurrent-ia',
+        Prefix: 'ia/',
+        Status: 'Disabled',
+        NoncurrentVersionTransitions: [{ NoncurrentDays: 5, StorageClass: 'STANDARD_IA' }],
+        NoncurrentVersionExpiration: { NoncurrentDays: 9 },
+      },
+    ];
+    await s3.send(new PutBucketLifecycleConfigurationCommand({ Bucket, LifecycleConfiguration: { Rules: rules } }));
+    expect((await s3.send(new GetBucketLifecycleConfigurationCommand({ Bucket }))).Rules).toEqual(rules);
+    // Through the API they are rules over their prefixes with no action the API can show.
+    expect((await cf.r2.buckets.lifecycle.get(Bucket, { account_id })).rules).toEqual([
+      { id: 'markers', enabled: true, conditions: { prefix: 'foo' } },
+      { id: 'noncurrent', enabled: true, conditions: { prefix: 'past/' } },
+      { id: 'noncurrent-ia', enabled: false, conditions: { prefix: 'ia/' } },
+    ]);
+  });
+
+  test('objects a rule deletes are told so on PUT, HEAD and GET (x-amz-expiration: the time the rule deletes them)', async () => {
+    await s3.send(
+      new PutBucketLifecycleConfigurationCommand({
+        Bucket,
+        LifecycleConfiguration: {
+          Rules: [
+            { ID: 'two days', Filter: { Prefix: 'days/' }, Status: 'Enabled', Expiration: { Days: 2 } },
+            { ID: 'later', Filter: { Prefix: 'days/' }, Status: 'Enabled', Expiration: { Days: 9 } },
+            { ID: 'off', Filter: { Prefix: 'days/' }, Status: 'Disabled', Expiration: { Days: 1 } },
+            { ID: 'fixed date', Filter: { Prefix: 'until/' }, Status: 'Enabled', Expiration: { Date: new Date('2031-01-01T00:00:00Z') } },
+          ],
+        },
+      }),
+    );
+    const put = await s3.send(new PutObjectCommand({ Bucket, Key: 'days/one', Body: 'x' }));
+    const head = await s3.send(new HeadObjectCommand({ Bucket, Key: 'days/one' }));
+    // Two days after the upload, up to the next whole second (LastModified is the second before).
+    const expiry = head.LastModified!.getTime() + 2 * 86400_000;
+    const header = put.Expiration!;
+    expect([expiry, expiry + 1000].map((at) => `expiry-date="${new Date(at).toUTCString()}", rule-id="two%20days"`)).toContain(header);
+    expect(head.Expiration).toBe(header);
+    expect((await s3.send(new GetObjectCommand({ Bucket, Key: 'days/one' }))).Expiration).toBe(header);
+    // A date rule tells its date; the earliest rule that applies is the one told.
+    const until = await s3.send(new PutObjectCommand({ Bucket, Key: 'until/one', Body: 'x' }));
+    expect(until.Expiration).toBe(`expiry-date="${new Date('2031-01-01T00:00:00Z').toUTCString()}", rule-id="fixed%20date"`);
+    expect((await s3.send(new PutObjectCommand({ Bucket, Key: 'kept', Body: 'x' }))).Expiration).toBeUndefined();
+    // The next test deletes and makes the bucket again: it must be empty.
+    await s3.send(new DeleteObjectsCommand({ Bucket, Delete: { Objects: ['days/one', 'until/one', 'kept'].map((Key) => ({ Key })) } }));
   });
 });
 

@@ -153,5 +153,16 @@ describe('configuration refused up front', () => {
     });
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535, not eighty.');
+    const keys = { S3_ACCESS_KEY_ID: KEY_ID, S3_SECRET_ACCESS_KEY: SECRET };
+    const alone = await runCommand('s3', ['--port', '0', '--tls-cert', credentials], keys);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--tls-cert and --tls-key go together: HTTPS needs both the certificate and its private key.');
+    const unreadable = await runCommand('s3', ['--port', '0', '--tls-cert', credentials, '--tls-key', join(dataDir, 'no.key')], keys);
+    expect(unreadable.code).toBe(2);
+    expect(unreadable.stderr).toContain(`--tls-key ${join(dataDir, 'no.key')} cannot be read: ENOENT.`);
+    // Files that are no certificate and key: refused before anything listens.
+    const notPem = await runCommand('s3', ['--port', '0', '--tls-cert', credentials, '--tls-key', credentials], keys);
+    expect(notPem.code).toBe(1);
+    expect(notPem.stderr).toContain('cannot serve TLS with the certificate and key given');
   });
 });

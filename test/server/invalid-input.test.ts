@@ -11,6 +11,7 @@ import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { operations } from '../../generated/api';
 import { unwrap } from '../../src/client';
+import type { WorkerVersionInput } from '../../src/store';
 import { apiKey, bearer, ids, startServer, token, userEmail, type TestServer } from './harness';
 
 type OperationId = keyof operations;
@@ -123,6 +124,10 @@ interface ProZoneIds {
   accountRule: string;
   /** An account log push job the sweep reads, updates and deletes. */
   accountJob: number;
+  /** Of SWEEP_SCRIPT: its first version and deployment, and a route of the Pro zone running it. */
+  workerVersion: string;
+  workerDeployment: string;
+  workerRoute: string;
 }
 
 function validRequests(pro: ProZoneIds): ValidRequests {
@@ -225,6 +230,7 @@ function validRequests(pro: ProZoneIds): ValidRequests {
     getWafMigrationStatus: { params: { zone_id: ids.enterpriseZone } },
     ...previousWafRequests(),
     ...bucketRequests(),
+    ...workerRequests(pro),
     simulateZoneRequest: {
       params: { zone_id },
       body: { method: 'GET', url: 'https://example.org/search?q=shoes', headers: { Accept: 'text/html' }, client_ip: '203.0.113.7' },
@@ -302,13 +308,95 @@ function bucketRequests() {
   } satisfies Partial<ValidRequests>;
 }
 
+/**
+ * The Workers family: SWEEP_SCRIPT (uploaded in beforeAll with a secret, a route and the
+ * account's subdomain) is read and changed; SWEEP_DOOMED and SWEEP_SERVICE are deleted.
+ */
+const SWEEP_SCRIPT = 'sweep-worker';
+const SWEEP_DOOMED = 'sweep-doomed';
+const SWEEP_SERVICE = 'sweep-service';
+/** Secrets change the latest version, deployed: a script the sweep's deployments leave alone. */
+const SWEEP_SECRETS = 'sweep-secrets';
+const SWEEP_MODULE = "export default { fetch() { return new Response('sweep'); } };";
+
+function workerRequests(pro: ProZoneIds) {
+  const account_id = ids.account;
+  const script = { account_id, script_name: SWEEP_SCRIPT };
+  const secrets = { account_id, script_name: SWEEP_SECRETS };
+  return {
+    listWorkerScripts: { params: { account_id } },
+    uploadWorkerScript: { params: script, query: { bindings_inherit: 'strict' as const, excludeScript: true } },
+    getWorkerScriptContent: { params: script },
+    deleteWorkerScript: { params: { account_id, script_name: SWEEP_DOOMED }, query: { force: true } },
+    getWorkerScriptSettings: { params: script },
+    getWorkerScriptLevelSettings: { params: script },
+    updateWorkerScriptLevelSettings: { params: script, body: { observability: { enabled: false }, tags: [] } },
+    getWorkerScriptSubdomain: { params: script },
+    updateWorkerScriptSubdomain: { params: script, body: { enabled: true, previews_enabled: false } },
+    deleteWorkerScriptSubdomain: { params: script },
+    listWorkerScriptRoutes: { params: script, query: { show_zonename: true } },
+    updateWorkerScriptRoutes: { params: script, body: [{ pattern: 'sweep.example.org/*' }] },
+    listWorkerVersions: { params: script, query: { deployable: true, page: 1, per_page: 10 } },
+    uploadWorkerVersion: { params: script, query: { bindings_inherit: 'strict' as const } },
+    getWorkerVersion: { params: { ...script, version_id: pro.workerVersion } },
+    listWorkerDeployments: { params: script },
+    createWorkerDeployment: { params: script, query: { force: true }, body: { strategy: 'percentage' as const, versions: [{ version_id: pro.workerVersion, percentage: 100 }], annotations: { 'workers/message': 'sweep' } } },
+    getWorkerDeployment: { params: { ...script, deployment_id: pro.workerDeployment } },
+    listWorkerSecrets: { params: secrets },
+    updateWorkerSecret: { params: secrets, body: { name: 'SWEEP_SECRET', text: 'sweep-value', type: 'secret_text' as const } },
+    getWorkerSecret: { params: { ...secrets, secret_name: 'SWEEP_SECRET' }, query: { url_encoded: true } },
+    deleteWorkerSecret: { params: { ...secrets, secret_name: 'SWEEP_SECRET' }, query: { url_encoded: true } },
+    updateWorkerSecrets: { params: secrets, body: { secrets: { BULK_SECRET: { name: 'BULK_SECRET', text: 'bulk', type: 'secret_text' as const } } } },
+    getWorkerSchedules: { params: script },
+    getWorkerReferences: { params: script },
+    listWorkerTailProducers: { params: script },
+    getWorkerService: { params: { account_id, service_name: SWEEP_SCRIPT } },
+    deleteWorkerService: { params: { account_id, service_name: SWEEP_SERVICE }, query: { force: false } },
+    getWorker: { params: script },
+    getWorkersSubdomain: { params: { account_id } },
+    updateWorkersSubdomain: { params: { account_id }, body: { subdomain: 'sweep-corp' } },
+    deleteWorkersSubdomain: { params: { account_id } },
+    listDurableObjectNamespaces: { params: { account_id }, query: { page: 1, per_page: 1000 } },
+    listKvNamespaces: { params: { account_id }, query: { page: 1, per_page: 100, order: 'title' as const, direction: 'asc' as const } },
+    listWorkerRoutes: { params: { zone_id: ids.proZone } },
+    createWorkerRoute: { params: { zone_id: ids.proZone }, body: { pattern: 'sweep-new.example.org/*', script: SWEEP_SCRIPT } },
+    getWorkerRoute: { params: { zone_id: ids.proZone, route_id: pro.workerRoute } },
+    updateWorkerRoute: { params: { zone_id: ids.proZone, route_id: pro.workerRoute }, body: { pattern: 'sweep-moved.example.org/*', script: SWEEP_SCRIPT } },
+    deleteWorkerRoute: { params: { zone_id: ids.proZone, route_id: pro.workerRoute } },
+  } satisfies Partial<ValidRequests>;
+}
+
+/** The body with a field its schema does not have (in its first item, for a list). */
+function withUnknownField(body: unknown): unknown {
+  return Array.isArray(body) ? [{ ...(body[0] as object), unknown_field: true }, ...body.slice(1)] : { ...(body as object), unknown_field: true };
+}
+const unknownFieldPath = (body: unknown) => (Array.isArray(body) ? 'body/0/unknown_field' : 'body/unknown_field');
+
+/** A worker upload's form (the operations that take one are sent it instead of JSON). */
+function workerForm(): { raw: string; contentType: string } {
+  const boundary = 'sweep-boundary';
+  const metadata = JSON.stringify({ main_module: 'index.js', compatibility_date: '2026-11-01', bindings: [{ type: 'plain_text', name: 'GREETING', text: 'hi' }] });
+  const raw = [
+    `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\nContent-Type: application/json\r\n\r\n${metadata}\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="index.js"; filename="index.js"\r\nContent-Type: application/javascript+module\r\n\r\nexport default { fetch() { return new Response('hi'); } };\r\n`,
+    `--${boundary}--\r\n`,
+  ].join('');
+  return { raw, contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** Operations that take a worker upload's multipart form. */
+const takesForm = (operation: Operation) =>
+  Boolean((document.paths[operation.template]![operation.method] as { requestBody?: { content?: object } }).requestBody?.content?.hasOwnProperty('multipart/form-data'));
+
 /** Headers some operations need beside their parameters (the PATCH's storage class). */
 const requiredHeaders: Partial<Record<OperationId, Record<string, string>>> = {
   updateBucket: { 'cf-r2-storage-class': 'Standard' },
 };
 
-/** Operations whose success is not the JSON envelope (an object's bytes). */
-const rawAnswer = (operation: Operation) => operation.id === 'getBucketObject';
+/** Operations whose success is not the JSON envelope (an object's bytes, a worker's main module). */
+const rawAnswer = (operation: Operation) => operation.id === 'getBucketObject' || operation.id === 'getWorkerScriptContent';
+/** What a raw answer holds. */
+const rawBody = (operation: Operation) => (operation.id === 'getWorkerScriptContent' ? SWEEP_MODULE : 'hello');
 
 /** Operations that also read JSON sent as text/plain (wrangler's bucket creation). */
 const takesPlainTextJson = (operation: Operation) =>
@@ -333,7 +421,9 @@ interface Parts {
 function partsOf(operation: Operation, valid: ValidRequest<OperationId>): Parts {
   const query = Object.fromEntries(Object.entries(valid.query ?? {}).map(([k, v]) => [k, String(v)]));
   const headers = requiredHeaders[operation.id];
-  return { params: { ...(valid.params as Record<string, string>) }, query, ...(operation.body ? { body: valid.body } : {}), ...(headers ? { headers } : {}) };
+  // A worker upload carries its valid form: each probe breaks something else.
+  const form = takesForm(operation) ? workerForm() : {};
+  return { params: { ...(valid.params as Record<string, string>) }, query, ...(operation.body ? { body: valid.body } : {}), ...form, ...(headers ? { headers } : {}) };
 }
 
 function urlOf(template: string, parts: Parts): string {
@@ -544,6 +634,18 @@ function pathParameterProbes(operation: Operation): Probe[] {
       if (parameter.name === 'object_key') {
         return [{ name: 'object_key over 1024 bytes', change: set('k'.repeat(1025)), expected: () => ({ status: 400, codes: [10020], mentions: '1024' }) }];
       }
+      if (['script_name', 'service_name', 'version_id', 'deployment_id', 'secret_name'].includes(parameter.name)) {
+        // Names and UUIDs the Workers family checks itself: an unknown one is its 10007.
+        const tooLong = 'a'.repeat((parameter.schema.maxLength ?? 255) + 1);
+        const unknown = parameter.name === 'version_id' || parameter.name === 'deployment_id' ? '00000000-0000-4000-8000-000000000000' : 'no-such-name';
+        return [
+          { name: `${parameter.name} longer than its schema allows`, change: set(tooLong), expected: refused },
+          // An upload to a name not taken creates the script: not a refusal.
+          ...(operation.id === 'uploadWorkerScript'
+            ? []
+            : [{ name: `${parameter.name} well-formed but unknown`, change: set(unknown), expected: () => ({ status: 404, codes: [10007], mentions: unknown }) }]),
+        ];
+      }
       throw new Error(`no probes for path parameter ${parameter.name} of ${operation.id}: teach the sweep its schema`);
     });
 }
@@ -560,6 +662,7 @@ function refusedQueryValues(schema: Schema): { what: string; value: string }[] {
       ...(schema.maximum !== undefined ? [{ what: 'above its maximum', value: String(schema.maximum + 1) }] : []),
     ];
   }
+  if (type === 'boolean') return [{ what: 'not a boolean', value: 'maybe' }];
   // Over-long strings in a URL are probed on their own below (they meet the HTTP header limit first).
   if (type === 'string') return [];
   throw new Error(`no refused values for query schema ${JSON.stringify(schema)}: teach the sweep its type`);
@@ -635,8 +738,8 @@ function bodyFieldProbes(schema: Schema): Probe[] {
   const probes: Probe[] = [
     {
       name: 'unknown body field',
-      change: (p) => withBody(p, { ...bodyOf(p), unknown_field: true }),
-      expected: () => invalid('body/unknown_field'),
+      change: (p) => withBody(p, withUnknownField(bodyOf(p))),
+      expected: (p) => invalid(unknownFieldPath(bodyOf(p))),
     },
   ];
   for (const name of schema.required ?? []) {
@@ -812,6 +915,25 @@ beforeAll(async () => {
   await server.store.rulesets.addRule({ account_id: ids.account }, versioned.id, block('/d'));
   await server.store.rulesets.putEntryPoint({ account_id: ids.account }, 'http_request_firewall_custom', { rules: [block('/e')] });
   const accountJob = await server.store.accountLogpushJobs.create(ids.account, { dataset: 'audit_logs', destination_conf: 's3://logs/audit?region=eu' });
+  const upload = (bindings: WorkerVersionInput['bindings']): WorkerVersionInput => ({
+    main_module: 'index.js',
+    compatibility_date: '2026-11-01',
+    compatibility_flags: [],
+    bindings,
+    modules: [{ name: 'index.js', type: 'esm', bytes: new TextEncoder().encode(SWEEP_MODULE) }],
+    keep_bindings: [],
+    annotations: {},
+    source: 'api',
+    author_email: userEmail,
+    handlers: ['fetch'],
+  });
+  const worker = await server.store.workers.uploadVersion(ids.account, SWEEP_SCRIPT, upload([]), { create: true, deploy: true });
+  await server.store.workers.uploadVersion(ids.account, SWEEP_SECRETS, upload([{ type: 'secret_text', name: 'SWEEP_SECRET', text: 'first' }]), { create: true, deploy: true });
+  for (const name of [SWEEP_DOOMED, SWEEP_SERVICE]) await server.store.workers.uploadVersion(ids.account, name, upload([]), { create: true, deploy: true });
+  await server.store.workers.setSubdomain(ids.account, 'sweep-corp');
+  await server.store.workers.replaceScriptRoutes(ids.account, SWEEP_SCRIPT, [{ zone_id: ids.proZone, pattern: 'sweep.example.org/*' }]);
+  // A route of no script: the script routes the sweep replaces leave it be.
+  const route = await server.store.workers.createRoute(ids.proZone, { pattern: 'sweep-off.example.org/*', script: null });
   valid = validRequests({
     managedEntryPoint: managed.id,
     owaspExecuteRule: owaspRule!.id!,
@@ -823,6 +945,9 @@ beforeAll(async () => {
     accountVersioned: versioned.id,
     accountRule: versioned.rules[0]!.id,
     accountJob: accountJob.id,
+    workerVersion: worker.version.id,
+    workerDeployment: worker.deployment!.id,
+    workerRoute: route.id,
   });
   for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
 });
@@ -834,7 +959,7 @@ afterAll(async () => {
 describe('the document', () => {
   it('has the operations this sweep was written against, each with a valid request', () => {
     // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
-    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '', accountJob: 0 };
+    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '', accountJob: 0, workerVersion: '', workerDeployment: '', workerRoute: '' };
     const known = Object.keys(validRequests(blank)).sort();
     expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
   });
@@ -863,7 +988,7 @@ describe.each(titled)(
     if (operation.method === 'get') {
       it('answers its valid request when nothing is broken (the probes below start from it)', async () => {
         const response = await send(server, operation.method, operation.template, partsOf(operation, valid[operation.id]));
-        if (rawAnswer(operation)) return expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: 'hello' });
+        if (rawAnswer(operation)) return expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: rawBody(operation) });
         const envelope = await envelopeOf(response);
         expect({ status: response.status, success: envelope.success }).toEqual({ status: 200, success: true });
       });
@@ -895,14 +1020,14 @@ describe('bodies that do not decode', () => {
   it.each(Object.entries(encodings))('decodes a %s body and validates what is inside', async (encoding, compress) => {
     for (const operation of withBody) {
       const parts = partsOf(operation, valid[operation.id]);
-      const raw = compress(Buffer.from(JSON.stringify({ ...bodyOf(parts), unknown_field: true })));
+      const raw = compress(Buffer.from(JSON.stringify(withUnknownField(bodyOf(parts)))));
       const response = await send(server, operation.method, operation.template, {
         ...parts,
         body: undefined,
         raw: new Uint8Array(raw),
         headers: { 'Content-Encoding': encoding },
       });
-      await expectRefusal(response, invalid('body/unknown_field'));
+      await expectRefusal(response, invalid(unknownFieldPath(bodyOf(parts))));
     }
   });
 });
@@ -1048,7 +1173,7 @@ describe('headers that real clients send', () => {
       expect({ status: response.status, body: await response.text() }).toEqual({ status: 204, body: '' });
       return;
     }
-    if (rawAnswer(operation)) return expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: 'hello' });
+    if (rawAnswer(operation)) return expect({ status: response.status, body: await response.text() }).toEqual({ status: 200, body: rawBody(operation) });
     const envelope = await envelopeOf(response);
     expect({ status: response.status, success: envelope.success, errors: envelope.errors }).toEqual({ status: 200, success: true, errors: [] });
   });

@@ -106,7 +106,7 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
       begin.run();
       for (const put of batch) {
         const replaced = sql.current.get(put.key);
-        if (replaced?.[8] != null) sql.deleteSmallBody.run(replaced[8]);
+        if (replaced?.[9] != null) sql.deleteSmallBody.run(replaced[9]);
         const bodyId = Number(sql.insertSmallBody.run(put.body).lastInsertRowid);
         sql.upsert.run({
           key: put.key,
@@ -117,6 +117,7 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
           http_metadata: '{}',
           custom_metadata: '{}',
           checksums: `{"md5":"${put.etag}"}`,
+          encryption: null,
           body_id: bodyId,
           segments: null,
         });
@@ -150,7 +151,7 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
     }
     const row = sql.read.get(key);
     // Bodies kept in the database only: the benchmark's are 1 KiB.
-    if (!row || row[10] === null) {
+    if (!row || row[11] === null) {
       response.writeHead(404, { 'content-length': '0' }).end();
       return;
     }
@@ -162,7 +163,7 @@ export function signedDurableFloor(bucketDirectory: string, credentials: FloorCr
         'content-type': 'application/octet-stream',
         'content-length': String(size),
       })
-      .end(row[10]);
+      .end(row[11]);
   });
   server.keepAliveTimeout = 60_000;
   return { server, close: () => db.close() };

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { recordFromColumns } from '../object-columns';
+import { encryptionColumn, recordFromColumns } from '../object-columns';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { BlobFiles, type Segment } from './blobs';
@@ -9,6 +9,7 @@ import {
   type BodyRow,
   type ObjectColumns,
   type ObjectRow,
+  toPart,
   type Statements,
   type UploadRow,
 } from './schema';
@@ -24,10 +25,10 @@ import {
   type StorageEngine,
   type UploadRecord,
   type UploadState,
+  type UploadStatus,
 } from '../engine';
 import { ENGINE_METHODS, classifyFailures } from '../classified';
 import { StorageDeletedError, StorageFullError } from '../errors';
-import type { UploadChecksum } from '../flexible-checksums';
 import type { ByteRange } from '../range';
 import { openDiskSnapshot } from './snapshot';
 import { fileSystemHealth, healthOf, type PlaceHealth } from '../../storage-health';
@@ -56,8 +57,8 @@ const toRecord = recordFromColumns;
 
 /** Where the body of a `current` or `read` row is. */
 const bodyOf = (row: [...ObjectColumns, number | null, string | null, ...unknown[]]): BodyRow => ({
-  body_id: row[8],
-  segments: row[9],
+  body_id: row[9],
+  segments: row[10],
 });
 
 function toRow(record: ObjectRecord, body: BodyRow): ObjectRow & BodyRow {
@@ -70,6 +71,7 @@ function toRow(record: ObjectRecord, body: BodyRow): ObjectRow & BodyRow {
     http_metadata: JSON.stringify(record.httpMetadata),
     custom_metadata: JSON.stringify(record.customMetadata),
     checksums: JSON.stringify(record.checksums),
+    encryption: encryptionColumn(record),
     ...body,
   };
 }
@@ -186,7 +188,7 @@ export class DiskEngine implements StorageEngine {
       const range = plan(record, () => (body.segments === null ? [record.size] : segmentsOf(body).map((s) => s.size)));
       if (!range) return { record, bytes: null };
       try {
-        return { record, bytes: this.#bytes(body, row[10], range) };
+        return { record, bytes: this.#bytes(body, row[11], range) };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === READ_ATTEMPTS) throw error;
       }
@@ -252,16 +254,21 @@ export class DiskEngine implements StorageEngine {
         http_metadata: JSON.stringify(upload.httpMetadata),
         custom_metadata: JSON.stringify(upload.customMetadata),
         checksum: upload.checksum ? JSON.stringify(upload.checksum) : null,
+        encryption: upload.encryption ? JSON.stringify(upload.encryption) : null,
         state: 'active',
       });
     });
   }
 
-  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
+  async uploadStatus(uploadId: string, key: string): Promise<UploadStatus | null> {
     this.#checkOpen();
     const row = this.#sql.upload.get(uploadId, utf8(key));
     if (!row) return null;
-    return row.checksum ? { state: row.state, checksum: JSON.parse(row.checksum) } : { state: row.state };
+    return {
+      state: row.state,
+      ...(row.checksum ? { checksum: JSON.parse(row.checksum) } : {}),
+      ...(row.encryption ? { encryption: JSON.parse(row.encryption) } : {}),
+    };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
@@ -279,6 +286,7 @@ export class DiskEngine implements StorageEngine {
         part.etag,
         part.md5,
         part.checksum ? JSON.stringify(part.checksum) : null,
+        part.iv ?? null,
       );
       if (previous) step.afterCommit(() => this.#blobs.remove([previous.blob]));
       return true;
@@ -497,13 +505,8 @@ function toUpload(row: UploadRow): UploadRecord {
     httpMetadata: JSON.parse(row.http_metadata),
     customMetadata: JSON.parse(row.custom_metadata),
     ...(row.checksum ? { checksum: JSON.parse(row.checksum) } : {}),
+    ...(row.encryption ? { encryption: JSON.parse(row.encryption) } : {}),
   };
-}
-
-function toPart(row: { part_number: number; size: number; etag: string; md5: string; checksum: string | null }): PartRecord {
-  const part: PartRecord = { partNumber: row.part_number, size: row.size, etag: row.etag, md5: row.md5 };
-  if (row.checksum) part.checksum = JSON.parse(row.checksum);
-  return part;
 }
 
 // A full file system or failing files, met by any call, come out as the runtime's storage errors.

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { PartRecord } from '../engine';
 import type { ObjectColumns } from '../object-columns';
 
 /**
@@ -28,6 +29,7 @@ CREATE TABLE IF NOT EXISTS objects (
   http_metadata TEXT NOT NULL,
   custom_metadata TEXT NOT NULL,
   checksums TEXT NOT NULL,
+  encryption TEXT,
   body_id INTEGER,
   segments TEXT
 ) WITHOUT ROWID;
@@ -42,7 +44,8 @@ CREATE TABLE IF NOT EXISTS uploads (
   http_metadata TEXT NOT NULL,
   custom_metadata TEXT NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('active', 'completed', 'aborted')),
-  checksum TEXT
+  checksum TEXT,
+  encryption TEXT
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS uploads_by_state ON uploads (state, created);
 CREATE TABLE IF NOT EXISTS parts (
@@ -53,6 +56,7 @@ CREATE TABLE IF NOT EXISTS parts (
   etag TEXT NOT NULL,
   md5 TEXT NOT NULL,
   checksum TEXT,
+  iv TEXT,
   PRIMARY KEY (upload_id, part_number)
 ) WITHOUT ROWID;
 ${DELETION_TABLE}`;
@@ -69,6 +73,13 @@ const MIGRATIONS: ((db: Database.Database) => void)[] = [
   },
   // 2: the deletion mark. Code of version 1 would not honour it: the version makes it refuse the database.
   (db) => db.exec(DELETION_TABLE),
+  // 3: objects and uploads encrypted under a customer key (JSON, null when plain), each part's IV.
+  // Code of version 2 would read an encrypted object's bytes as plain: the version makes it refuse.
+  (db) => {
+    addColumn(db, 'objects', 'encryption TEXT');
+    addColumn(db, 'uploads', 'encryption TEXT');
+    addColumn(db, 'parts', 'iv TEXT');
+  },
 ];
 
 function addColumn(db: Database.Database, table: string, definition: string): void {
@@ -105,6 +116,7 @@ export interface ObjectRow {
   http_metadata: string;
   custom_metadata: string;
   checksums: string;
+  encryption: string | null;
 }
 
 /** Where an object's body is. */
@@ -121,6 +133,7 @@ export interface UploadRow {
   custom_metadata: string;
   state: 'active' | 'completed' | 'aborted';
   checksum: string | null;
+  encryption: string | null;
 }
 
 export interface PartRow {
@@ -130,9 +143,18 @@ export interface PartRow {
   etag: string;
   md5: string;
   checksum: string | null;
+  iv: string | null;
 }
 
-const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
+/** A part's row as the engine's record. */
+export function toPart(row: Omit<PartRow, 'blob'>): PartRecord {
+  const part: PartRecord = { partNumber: row.part_number, size: row.size, etag: row.etag, md5: row.md5 };
+  if (row.checksum) part.checksum = JSON.parse(row.checksum);
+  if (row.iv) part.iv = row.iv;
+  return part;
+}
+
+const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption';
 
 /** Every statement the engine runs, prepared once. */
 export function prepareStatements(db: Database.Database) {
@@ -161,7 +183,7 @@ export function prepareStatements(db: Database.Database) {
       .raw(),
     upsert: db.prepare<[ObjectRow & BodyRow]>(
       `INSERT OR REPLACE INTO objects (${OBJECT_COLUMNS}, body_id, segments)
-       VALUES (:key, :version, :size, :etag, :uploaded, :http_metadata, :custom_metadata, :checksums, :body_id, :segments)`,
+       VALUES (:key, :version, :size, :etag, :uploaded, :http_metadata, :custom_metadata, :checksums, :encryption, :body_id, :segments)`,
     ),
     deleteObject: db.prepare<[Buffer]>('DELETE FROM objects WHERE key = ?'),
     insertSmallBody: db.prepare<[Buffer]>('INSERT INTO small_bodies (bytes) VALUES (?)'),
@@ -170,8 +192,8 @@ export function prepareStatements(db: Database.Database) {
     referencedSegments: db.prepare<[], { segments: string }>('SELECT segments FROM objects WHERE segments IS NOT NULL'),
 
     insertUpload: db.prepare<[UploadRow]>(
-      `INSERT INTO uploads (upload_id, key, created, http_metadata, custom_metadata, state, checksum)
-       VALUES (:upload_id, :key, :created, :http_metadata, :custom_metadata, :state, :checksum)`,
+      `INSERT INTO uploads (upload_id, key, created, http_metadata, custom_metadata, state, checksum, encryption)
+       VALUES (:upload_id, :key, :created, :http_metadata, :custom_metadata, :state, :checksum, :encryption)`,
     ),
     upload: db.prepare<[string, Buffer], UploadRow>('SELECT * FROM uploads WHERE upload_id = ? AND key = ?'),
     setUploadState: db.prepare<[string, string]>('UPDATE uploads SET state = ? WHERE upload_id = ?'),
@@ -183,13 +205,13 @@ export function prepareStatements(db: Database.Database) {
     ),
     anyActiveUpload: db.prepare<[], { found: number }>(`SELECT 1 AS found FROM uploads WHERE state = 'active' LIMIT 1`),
 
-    parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ?'),
+    parts: db.prepare<[string], PartRow>('SELECT part_number, blob, size, etag, md5, checksum, iv FROM parts WHERE upload_id = ?'),
     partsInOrder: db.prepare<[string], PartRow>(
-      'SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ? ORDER BY part_number',
+      'SELECT part_number, blob, size, etag, md5, checksum, iv FROM parts WHERE upload_id = ? ORDER BY part_number',
     ),
     part: db.prepare<[string, number], { blob: string }>('SELECT blob FROM parts WHERE upload_id = ? AND part_number = ?'),
-    upsertPart: db.prepare<[string, number, string, number, string, string, string | null]>(
-      'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)',
+    upsertPart: db.prepare<[string, number, string, number, string, string, string | null, string | null]>(
+      'INSERT OR REPLACE INTO parts (upload_id, part_number, blob, size, etag, md5, checksum, iv) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
     ),
     deleteParts: db.prepare<[string]>('DELETE FROM parts WHERE upload_id = ?'),
     referencedParts: db.prepare<[], { blob: string }>('SELECT blob FROM parts'),

@@ -13,7 +13,8 @@ import Database from 'better-sqlite3';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
-import type { EngineSnapshot, ObjectRecord, PartRecord, SnapshotObject, SnapshotUpload, UploadRecord } from '../engine';
+import { toPart } from './schema';
+import type { EngineSnapshot, ObjectRecord, SnapshotObject, SnapshotUpload, UploadRecord } from '../engine';
 
 /** Objects read per query; a page holds at most this many small bodies (32 KiB each) in memory. */
 const PAGE_ROWS = 64;
@@ -29,6 +30,7 @@ interface ObjectPageRow {
   http_metadata: string;
   custom_metadata: string;
   checksums: string;
+  encryption: string | null;
   segments: string | null;
   bytes: Buffer | null;
 }
@@ -40,6 +42,7 @@ interface UploadPageRow {
   http_metadata: string;
   custom_metadata: string;
   checksum: string | null;
+  encryption: string | null;
 }
 
 interface PartPageRow {
@@ -49,6 +52,7 @@ interface PartPageRow {
   etag: string;
   md5: string;
   checksum: string | null;
+  iv: string | null;
 }
 
 /** Opens a snapshot of the bucket whose metadata is `databaseFile` and body files `blobsDir`. */
@@ -83,15 +87,15 @@ export function openDiskSnapshot(databaseFile: string, blobsDir: string, staging
   }
 
   const objectPage = reader.prepare<[Buffer, number], ObjectPageRow>(
-    `SELECT key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, segments, bytes
+    `SELECT key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, segments, bytes
      FROM objects LEFT JOIN small_bodies ON small_bodies.id = objects.body_id WHERE key > ? ORDER BY key LIMIT ?`,
   );
   const uploadPage = reader.prepare<[string, number], UploadPageRow>(
-    `SELECT upload_id, key, created, http_metadata, custom_metadata, checksum FROM uploads
+    `SELECT upload_id, key, created, http_metadata, custom_metadata, checksum, encryption FROM uploads
      WHERE state = 'active' AND upload_id > ? ORDER BY upload_id LIMIT ?`,
   );
   const partsOf = reader.prepare<[string], PartPageRow>(
-    'SELECT part_number, blob, size, etag, md5, checksum FROM parts WHERE upload_id = ? ORDER BY part_number',
+    'SELECT part_number, blob, size, etag, md5, checksum, iv FROM parts WHERE upload_id = ? ORDER BY part_number',
   );
   const fileBytes = (blobs: { blob: string; size: number }[]) => () => readFiles(blobs.map(({ blob, size }) => ({ path: join(linksDir, blob), size })));
   let closed = false;
@@ -118,6 +122,7 @@ export function openDiskSnapshot(databaseFile: string, blobsDir: string, staging
             customMetadata: JSON.parse(row.custom_metadata),
             checksums: JSON.parse(row.checksums),
           };
+          if (row.encryption !== null) record.encryption = JSON.parse(row.encryption);
           const small = row.bytes;
           yield {
             record,
@@ -143,15 +148,10 @@ export function openDiskSnapshot(databaseFile: string, blobsDir: string, staging
             httpMetadata: JSON.parse(row.http_metadata),
             customMetadata: JSON.parse(row.custom_metadata),
             ...(row.checksum ? { checksum: JSON.parse(row.checksum) } : {}),
+            ...(row.encryption ? { encryption: JSON.parse(row.encryption) } : {}),
           };
           const parts = partsOf.all(row.upload_id).map((part) => ({
-            part: {
-              partNumber: part.part_number,
-              size: part.size,
-              etag: part.etag,
-              md5: part.md5,
-              ...(part.checksum ? { checksum: JSON.parse(part.checksum) } : {}),
-            } satisfies PartRecord,
+            part: toPart(part),
             bytes: fileBytes([{ blob: part.blob, size: part.size }]),
           }));
           yield { upload, parts };

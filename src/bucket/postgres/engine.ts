@@ -10,10 +10,11 @@ import type {
   StorageEngine,
   UploadRecord,
   UploadState,
+  UploadStatus,
 } from '../engine';
 import { ENGINE_METHODS, classifyFailures } from '../classified';
 import { StorageDeletedError } from '../errors';
-import type { UploadChecksum } from '../flexible-checksums';
+import { encryptionColumn } from '../object-columns';
 import type { ByteRange } from '../range';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
@@ -143,7 +144,7 @@ export class PostgresEngine implements StorageEngine {
     const row = await this.#reads.submit(utf8(key));
     if (!row) return null;
     const record = toRecord(row);
-    const [small, bodies, sizes] = row.slice(8) as BodyColumns;
+    const [small, bodies, sizes] = row.slice(9) as BodyColumns;
     // A multipart object's bodies are its parts; any other object is one part.
     const range = plan(record, () => sizes ?? [record.size]);
     if (!range) return { record, bytes: null };
@@ -197,15 +198,25 @@ export class PostgresEngine implements StorageEngine {
       JSON.stringify(upload.httpMetadata),
       JSON.stringify(upload.customMetadata),
       upload.checksum ? JSON.stringify(upload.checksum) : null,
+      upload.encryption ? JSON.stringify(upload.encryption) : null,
     ]);
     if (created.length === 0) throw new StorageDeletedError(this.bucket);
   }
 
-  async uploadStatus(uploadId: string, key: string): Promise<{ state: UploadState; checksum?: UploadChecksum } | null> {
+  async uploadStatus(uploadId: string, key: string): Promise<UploadStatus | null> {
     this.#checkOpen();
-    const [row] = await this.db.rows<[UploadState, string | null]>(this.db.pool, sql.uploadStatus, [this.bucket, uploadId, utf8(key)]);
+    const [row] = await this.db.rows<[UploadState, string | null, string | null]>(this.db.pool, sql.uploadStatus, [
+      this.bucket,
+      uploadId,
+      utf8(key),
+    ]);
     if (!row) return null;
-    return row[1] ? { state: row[0], checksum: JSON.parse(row[1]) } : { state: row[0] };
+    const [state, checksum, encryption] = row;
+    return {
+      state,
+      ...(checksum ? { checksum: JSON.parse(checksum) } : {}),
+      ...(encryption ? { encryption: JSON.parse(encryption) } : {}),
+    };
   }
 
   async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
@@ -228,6 +239,7 @@ export class PostgresEngine implements StorageEngine {
         part.etag,
         part.md5,
         part.checksum ? JSON.stringify(part.checksum) : null,
+        part.iv ?? null,
       ]);
       return true;
     });
@@ -289,14 +301,14 @@ export class PostgresEngine implements StorageEngine {
 
   async uploadParts(uploadId: string, key: string): Promise<{ upload: UploadRecord; parts: PartRecord[] } | null> {
     this.#checkOpen();
-    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null, null])]>(
+    const rows = await this.db.rows<[...UploadColumns, ...(PartColumns | [null, null, null, null, null, null, null])]>(
       this.db.pool,
       sql.uploadWithParts,
       [this.bucket, uploadId, utf8(key)],
     );
     const first = rows[0];
     if (first?.[5] !== 'active') return null;
-    const parts = first[7] === null ? [] : rows.map((row) => toPart(row.slice(7) as PartColumns));
+    const parts = first[8] === null ? [] : rows.map((row) => toPart(row.slice(8) as PartColumns));
     return { upload: toUpload(first), parts };
   }
 
@@ -334,6 +346,7 @@ export class PostgresEngine implements StorageEngine {
       JSON.stringify(record.httpMetadata),
       JSON.stringify(record.customMetadata),
       JSON.stringify(record.checksums),
+      encryptionColumn(record),
       'small' in body ? body.small : null,
       'bodies' in body ? body.bodies : null,
       'bodies' in body ? body.sizes : null,
@@ -363,7 +376,7 @@ export class PostgresEngine implements StorageEngine {
         }
       }
       if (!allow(toRecord(current))) return false;
-      const replaced = await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[8]]);
+      const replaced = await this.db.rows(target, sql.replaceObject, [...columns, current[1], current[9]]);
       if (replaced.length > 0) return true;
     }
   }
@@ -371,7 +384,7 @@ export class PostgresEngine implements StorageEngine {
   /** Stores new small objects (`#write`'s columns each) with one statement. */
   async #insertMany(inputs: unknown[][]): Promise<InsertOutcome[]> {
     const column = (i: number) => inputs.map((columns) => columns[i]);
-    return this.db.rows<InsertOutcome>(this.db.pool, sql.insertObjects, [this.bucket, ...[1, 2, 3, 4, 5, 6, 7, 8, 9].map(column)]);
+    return this.db.rows<InsertOutcome>(this.db.pool, sql.insertObjects, [this.bucket, ...[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map(column)]);
   }
 
   /** Reads objects with their small bodies and body lists with one statement. */

@@ -4,7 +4,7 @@ import type { PartColumns, UploadColumns } from './statements';
 
 export { recordFromColumns as toRecord } from '../object-columns';
 
-export function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum]: readonly [
+export function toUpload([uploadId, key, created, httpMetadata, customMetadata, , checksum, encryption]: readonly [
   ...UploadColumns,
   ...unknown[],
 ]): UploadRecord {
@@ -15,11 +15,13 @@ export function toUpload([uploadId, key, created, httpMetadata, customMetadata, 
     httpMetadata: JSON.parse(httpMetadata),
     customMetadata: JSON.parse(customMetadata),
     ...(checksum ? { checksum: JSON.parse(checksum) } : {}),
+    ...(encryption ? { encryption: JSON.parse(encryption) } : {}),
   };
 }
 
-export function toPart([partNumber, , size, etag, md5, checksum]: PartColumns): PartRecord {
+export function toPart([partNumber, , size, etag, md5, checksum, iv]: PartColumns): PartRecord {
   const part: PartRecord = { partNumber, size, etag, md5 };
   if (checksum) part.checksum = JSON.parse(checksum);
+  if (iv) part.iv = iv;
   return part;
 }

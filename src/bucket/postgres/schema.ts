@@ -5,6 +5,7 @@ import { initialSchema } from './migrations/0001-initial';
 import { catalogueSchema } from './migrations/0002-catalogue';
 import { flexibleChecksums } from './migrations/0003-flexible-checksums';
 import { deletedStorages } from './migrations/0004-deleted-storages';
+import { customerKeys } from './migrations/0005-customer-keys';
 
 /** The PostgreSQL schema holding the bucket tables, apart from the management API's tables. */
 export const SCHEMA = 'bucket_storage';
@@ -18,6 +19,7 @@ const MIGRATIONS: Record<string, string> = {
   '0002_catalogue': catalogueSchema,
   '0003_flexible_checksums': flexibleChecksums,
   '0004_deleted_storages': deletedStorages,
+  '0005_customer_keys': customerKeys,
 };
 
 const MIGRATION_TABLE = 'migration';

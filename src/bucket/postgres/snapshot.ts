@@ -17,7 +17,7 @@ const CHUNK_ROWS = 128;
 
 const objectsAfter = statement(
   'snapshot_objects',
-  `select key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes
+  `select key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, small_body, bodies, body_sizes
    from bucket_storage.objects where bucket = $1 and key > $2 order by key limit ${PAGE_ROWS}`,
 );
 const chunksFrom = statement(
@@ -26,12 +26,12 @@ const chunksFrom = statement(
 );
 const activeUploads = statement(
   'snapshot_uploads',
-  `select upload_id, key, created, http_metadata, custom_metadata, state, checksum from bucket_storage.uploads
+  `select upload_id, key, created, http_metadata, custom_metadata, state, checksum, encryption from bucket_storage.uploads
    where bucket = $1 and state = 'active' order by key, created, upload_id`,
 );
 const partsOf = statement(
   'snapshot_parts',
-  'select part_number, body, size, etag, md5, checksum from bucket_storage.parts where bucket = $1 and upload_id = $2 order by part_number',
+  'select part_number, body, size, etag, md5, checksum, iv from bucket_storage.parts where bucket = $1 and upload_id = $2 order by part_number',
 );
 
 /** Opens a snapshot of `bucket`; its connection is the pool's until `close`. */
@@ -70,7 +70,7 @@ export async function openPostgresSnapshot(db: BucketDatabase, bucket: string): 
         const rows = await db.rows<[...ObjectColumns, ...BodyColumns]>(client, objectsAfter, [bucket, after]);
         for (const row of rows) {
           const record = toRecord(row);
-          const [small, bodies, sizes] = row.slice(8) as BodyColumns;
+          const [small, bodies, sizes] = row.slice(9) as BodyColumns;
           yield {
             record,
             partSizes: sizes && sizes.length > 0 ? sizes : [record.size],

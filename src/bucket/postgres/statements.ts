@@ -22,7 +22,7 @@ const DELETED = 'bucket_storage.deleted_storages';
 const STORAGE_DELETED = `exists (select 1 from ${DELETED} where storage = $1)`;
 
 /** An object's metadata columns, read as arrays in this order (see `ObjectColumns`). */
-const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums';
+const OBJECT_COLUMNS = 'key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption';
 
 export type { ObjectColumns } from '../object-columns';
 
@@ -37,11 +37,20 @@ export type UploadColumns = [
   customMetadata: string,
   state: 'active' | 'completed' | 'aborted',
   checksum: string | null,
+  encryption: string | null,
 ];
-const UPLOAD_COLUMNS = 'upload_id, key, created, http_metadata, custom_metadata, state, checksum';
+const UPLOAD_COLUMNS = 'upload_id, key, created, http_metadata, custom_metadata, state, checksum, encryption';
 
-export type PartColumns = [partNumber: number, body: number, size: number, etag: string, md5: string, checksum: string | null];
-const PART_COLUMNS = 'part_number, body, size, etag, md5, checksum';
+export type PartColumns = [
+  partNumber: number,
+  body: number,
+  size: number,
+  etag: string,
+  md5: string,
+  checksum: string | null,
+  iv: string | null,
+];
+const PART_COLUMNS = 'part_number, body, size, etag, md5, checksum, iv';
 
 export const head = statement('head', `select ${OBJECT_COLUMNS} from ${OBJECTS} where bucket = $1 and key = $2`);
 
@@ -72,8 +81,8 @@ export const insertObject = statement(
   `with deleted as (
      select ${STORAGE_DELETED} as deleted
    ), inserted as (
-     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, bodies, body_sizes)
-     select $1::text, $2::bytea, $3::text, $4::bigint, $5::text, $6::bigint, $7::text, $8::text, $9::text, $10::bytea, $11::bigint[], $12::bigint[]
+     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, small_body, bodies, body_sizes)
+     select $1::text, $2::bytea, $3::text, $4::bigint, $5::text, $6::bigint, $7::text, $8::text, $9::text, $10::text, $11::bytea, $12::bigint[], $13::bigint[]
      from deleted where not deleted
      on conflict do nothing
      returning 1
@@ -84,20 +93,20 @@ export const insertObject = statement(
 );
 
 /**
- * `insertObject` for many small objects at once (arrays `$2`..`$9`, the small bodies `$10`): per
+ * `insertObject` for many small objects at once (arrays `$2`..`$10`, the small bodies `$11`): per
  * object, in order, whether it was stored, whether the bucket was deleted and, when it was not
  * stored, the object in its place as the statement's snapshot saw it.
  */
 export const insertObjects = statement(
   'insert_objects',
   `with input as (
-     select * from unnest($2::bytea[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::bytea[])
-       with ordinality as i(key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body, n)
+     select * from unnest($2::bytea[], $3::text[], $4::bigint[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bytea[])
+       with ordinality as i(key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, small_body, n)
    ), deleted as (
      select ${STORAGE_DELETED} as deleted
    ), inserted as (
-     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body)
-     select $1, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, small_body
+     insert into ${OBJECTS} (bucket, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, small_body)
+     select $1, key, version, size, etag, uploaded, http_metadata, custom_metadata, checksums, encryption, small_body
      from input, deleted where not deleted.deleted order by n
      on conflict do nothing
      returning version
@@ -121,7 +130,7 @@ export const readMany = statement(
 );
 
 /**
- * Replaces the object whose version is `$13`, dropping its bodies `$14`; no row when another
+ * Replaces the object whose version is `$14`, dropping its bodies `$15`; no row when another
  * write replaced or deleted it first. A version is never reused, so it names the row's content.
  */
 export const replaceObject = statement(
@@ -129,11 +138,11 @@ export const replaceObject = statement(
   `with replaced as (
      update ${OBJECTS}
      set version = $3, size = $4, etag = $5, uploaded = $6, http_metadata = $7, custom_metadata = $8, checksums = $9,
-         small_body = $10, bodies = $11, body_sizes = $12
-     where bucket = $1 and key = $2 and version = $13
+         encryption = $10, small_body = $11, bodies = $12, body_sizes = $13
+     where bucket = $1 and key = $2 and version = $14
      returning 1
    ), dropped as (
-     insert into ${DROPPED} (bucket, body) select $1, unnest($14::bigint[]) from replaced
+     insert into ${DROPPED} (bucket, body) select $1, unnest($15::bigint[]) from replaced
      on conflict do nothing
    )
    select 1 from replaced`,
@@ -160,12 +169,15 @@ export const scanBetween = statement(
 export const insertUpload = statement(
   'insert_upload',
   `insert into ${UPLOADS} (bucket, ${UPLOAD_COLUMNS})
-   select $1::text, $2::text, $3::bytea, $4::bigint, $5::text, $6::text, 'active', $7::text
+   select $1::text, $2::text, $3::bytea, $4::bigint, $5::text, $6::text, 'active', $7::text, $8::text
    where not ${STORAGE_DELETED}
    returning 1`,
 );
 
-export const uploadStatus = statement('upload_status', `select state, checksum from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`);
+export const uploadStatus = statement(
+  'upload_status',
+  `select state, checksum, encryption from ${UPLOADS} where bucket = $1 and upload_id = $2 and key = $3`,
+);
 
 /** The upload, locked: its parts and state change only under this lock. */
 export const lockUpload = statement(
@@ -183,9 +195,10 @@ export const putPart = statement(
   `with previous as (
      select body from ${PARTS} where bucket = $1 and upload_id = $2 and part_number = $3
    ), stored as (
-     insert into ${PARTS} (bucket, upload_id, ${PART_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8)
+     insert into ${PARTS} (bucket, upload_id, ${PART_COLUMNS}) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
      on conflict (bucket, upload_id, part_number) do update
-     set body = excluded.body, size = excluded.size, etag = excluded.etag, md5 = excluded.md5, checksum = excluded.checksum
+     set body = excluded.body, size = excluded.size, etag = excluded.etag, md5 = excluded.md5, checksum = excluded.checksum,
+         iv = excluded.iv
    )
    insert into ${DROPPED} (bucket, body) select $1, body from previous
    on conflict do nothing`,
@@ -240,8 +253,8 @@ export const activeUploads = statement(
 /** An upload and its parts in one snapshot (no parts: one row of nulls after the upload's columns). */
 export const uploadWithParts = statement(
   'upload_with_parts',
-  `select u.upload_id, u.key, u.created, u.http_metadata, u.custom_metadata, u.state, u.checksum,
-          p.part_number, p.body, p.size, p.etag, p.md5, p.checksum
+  `select u.upload_id, u.key, u.created, u.http_metadata, u.custom_metadata, u.state, u.checksum, u.encryption,
+          p.part_number, p.body, p.size, p.etag, p.md5, p.checksum, p.iv
    from ${UPLOADS} u left join ${PARTS} p on p.bucket = u.bucket and p.upload_id = u.upload_id
    where u.bucket = $1 and u.upload_id = $2 and u.key = $3
    order by p.part_number`,

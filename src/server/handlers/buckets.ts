@@ -156,7 +156,8 @@ export const bucketHandlers: { [O in BucketOperation]: Handler<O> } = {
     answering(async () => {
       const buckets = await accountBuckets(context, context.params.account_id);
       const rules = await buckets.lifecycle(context.params.bucket_name, jurisdictionOf(context));
-      return { result: { rules: [...rules] } };
+      // How S3 wrote a rule (its prefix's place, its actions on versions) is S3's alone.
+      return { result: { rules: rules.map(({ s3: _s3Form, ...rule }) => rule) } };
     }),
 
   updateBucketLifecycle: (context) =>

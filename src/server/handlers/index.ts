@@ -13,6 +13,8 @@ import { simulatorHandlers } from './simulator';
 import { temporaryCredentialHandlers } from './temporary-credentials';
 import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
+import { workerRouteHandlers } from './worker-routes';
+import { workerHandlers } from './workers';
 import { zoneHandlers } from './zones';
 
 /** Every operation of the document, by operationId: one module per resource family. */
@@ -32,4 +34,6 @@ export const handlers: Handlers = {
   ...bucketObjectHandlers,
   ...temporaryCredentialHandlers,
   ...userHandlers,
+  ...workerHandlers,
+  ...workerRouteHandlers,
 };

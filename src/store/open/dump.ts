@@ -12,7 +12,7 @@ import type { Environment } from '../transaction/environment';
 import { runInTransaction } from '../transaction/run-in-transaction';
 
 /** Tables in an order that loads (owners before what they own), each with its primary key. */
-const TABLES: readonly { name: keyof Database; key: readonly string[] }[] = [
+const TABLES: readonly { name: keyof Database; key: readonly string[]; pageRows?: number }[] = [
   { name: 'accounts', key: ['id'] },
   { name: 'users', key: ['id'] },
   { name: 'invitations', key: ['id'] },
@@ -29,10 +29,19 @@ const TABLES: readonly { name: keyof Database; key: readonly string[] }[] = [
   { name: 'rules', key: ['ruleset_id', 'id'] },
   { name: 'ruleset_versions', key: ['ruleset_id', 'version'] },
   { name: 'logpush_jobs', key: ['id'] },
+  { name: 'worker_scripts', key: ['account_id', 'name'] },
+  { name: 'worker_versions', key: ['id'] },
+  // Module bytes (base64) are up to megabytes a row: a few rows a page keeps memory bounded.
+  { name: 'worker_module_contents', key: ['account_id', 'sha256'], pageRows: 4 },
+  { name: 'worker_deployments', key: ['id'] },
+  { name: 'worker_subdomains', key: ['account_id'] },
+  { name: 'worker_routes', key: ['id'] },
 ];
 const TABLE_NAMES = new Set<string>(TABLES.map((table) => table.name));
 /** Rows read per query: a page of a snapshot, so memory stays bounded whatever the table's size. */
 const PAGE_ROWS = 500;
+/** Text held before an insert when loading (rows of module bytes are large). */
+const PENDING_TEXT = 8 * 1024 * 1024;
 
 type AnyDb = Transaction<Record<string, Record<string, DumpValue>>>;
 
@@ -53,13 +62,13 @@ export function storeDump(env: Environment): StoreDump {
           .execute(async (trx) => {
             const any = trx as unknown as AnyDb;
             await write({ kind: 'schema', migrations: await appliedMigrations(any) });
-            for (const { name, key } of TABLES) {
-              for (let offset = 0; ; offset += PAGE_ROWS) {
+            for (const { name, key, pageRows = PAGE_ROWS } of TABLES) {
+              for (let offset = 0; ; offset += pageRows) {
                 let query = any.selectFrom(name).selectAll();
                 for (const column of key) query = query.orderBy(column);
-                const rows = await query.limit(PAGE_ROWS).offset(offset).execute();
+                const rows = await query.limit(pageRows).offset(offset).execute();
                 for (const row of rows) await write({ kind: 'row', table: name, row: row as DumpRow });
-                if (rows.length < PAGE_ROWS) break;
+                if (rows.length < pageRows) break;
               }
             }
             const counters = await trx.selectFrom('counters').select('name').orderBy('name').execute();
@@ -79,6 +88,7 @@ export function storeDump(env: Environment): StoreDump {
         if (await anyRow(trx)) throw new StoreNotEmptyError(env.engine.location);
         const pending: DumpRow[] = [];
         let pendingTable = '';
+        let pendingText = 0;
         const flush = async () => {
           for (const batch of inBatches(pending)) {
             try {
@@ -88,6 +98,7 @@ export function storeDump(env: Environment): StoreDump {
             }
           }
           pending.length = 0;
+          pendingText = 0;
         };
         let schemaSeen = false;
         for await (const entry of entries) {
@@ -100,9 +111,10 @@ export function storeDump(env: Environment): StoreDump {
           } else if (entry.kind === 'row') {
             if (!schemaSeen) throw new StoreDumpError('rows come before the schema they were written under');
             checkRow(entry.table, entry.row, columns);
-            if (entry.table !== pendingTable || pending.length >= PAGE_ROWS) await flush();
+            if (entry.table !== pendingTable || pending.length >= PAGE_ROWS || pendingText >= PENDING_TEXT) await flush();
             pendingTable = entry.table;
             pending.push(entry.row);
+            for (const value of Object.values(entry.row)) if (typeof value === 'string') pendingText += value.length;
           } else {
             await flush();
             const known = await trx.selectFrom('counters').select('name').where('name', '=', entry.name).execute();

@@ -24,6 +24,8 @@ import { standaloneExecutor } from '../transaction/standalone';
 import { runInTransaction } from '../transaction/run-in-transaction';
 import type { Account, Zone } from '../types';
 import { SEED_LOCK } from '../write-locks';
+import { SecretsKeyMissingError } from '../errors';
+import { deployedWorkersReader, routeOperations, scriptOperations, type SecretBox } from '../workers';
 
 /** The fixtures that ship with the project. */
 export const DEFAULT_SEED_FILE = projectFile('fixtures', 'seed.json');
@@ -35,6 +37,12 @@ export interface StoreOptions {
    * Defaults to the project's fixtures. A database holding data is never seeded again.
    */
   seed?: string | false;
+  /**
+   * Seals workers' secret values (and opens them for the runtime's read model). Without one,
+   * a SQLite store in a data directory uses that directory's key file (made once), and any
+   * other store refuses to write a secret.
+   */
+  secrets?: SecretBox;
 }
 
 /** What one store keeps in memory, shared by all its reads and transactions. */
@@ -42,6 +50,8 @@ interface StoreMemory {
   readonly accounts: SeededRows<Account>;
   readonly zones: SeededRows<Zone>;
   readonly rulesets: RulesetCaches;
+  /** The secrets key, asked for when a secret is sealed or opened. */
+  readonly secrets: () => SecretBox;
 }
 
 /**
@@ -52,9 +62,17 @@ export async function openKyselyStore(
   db: Kysely<Database>,
   engine: EngineTraits,
   options: StoreOptions = {},
+  defaultSecrets?: () => SecretBox,
 ): Promise<Store> {
   const env = createEnvironment(db, options.clock ?? systemClock, engine);
-  const memory: StoreMemory = { accounts: new SeededRows(), zones: new SeededRows(), rulesets: new RulesetCaches() };
+  const given = options.secrets;
+  const secrets = given
+    ? () => given
+    : (defaultSecrets ??
+      (() => {
+        throw new SecretsKeyMissingError('no workers secrets key was given to this store: set WORKERS_SECRETS_KEY');
+      }));
+  const memory: StoreMemory = { accounts: new SeededRows(), zones: new SeededRows(), rulesets: new RulesetCaches(), secrets };
   try {
     await migrateToLatest(db as Kysely<unknown>, engine.location);
     const seedFile = options.seed ?? DEFAULT_SEED_FILE;
@@ -88,6 +106,7 @@ export async function openKyselyStore(
     ...everyRepository(standaloneExecutor(env), memory),
     clock: env.clock,
     dump: storeDump(env),
+    deployedWorkers: deployedWorkersReader(standaloneExecutor(env), secrets),
     transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
     ping: async () => {
       await sql`select 1`.execute(db);
@@ -115,6 +134,7 @@ class LazyRepositories implements Repositories {
   #rulesets?: Repositories['rulesets'];
   #logpushJobs?: Repositories['logpushJobs'];
   #accountLogpushJobs?: Repositories['accountLogpushJobs'];
+  #workers?: Repositories['workers'];
 
   constructor(
     private readonly executor: Executor,
@@ -147,6 +167,9 @@ class LazyRepositories implements Repositories {
   }
   get accountLogpushJobs() {
     return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS));
+  }
+  get workers() {
+    return (this.#workers ??= { ...scriptOperations(this.executor, this.memory.secrets), ...routeOperations(this.executor) });
   }
 }
 

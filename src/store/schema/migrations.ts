@@ -3,6 +3,7 @@ import { SchemaTooNewError } from '../errors';
 import { initialSchema } from './0001-initial';
 import { counterSequences } from './0002-counter-sequences';
 import { accountLogpushJobs } from './0003-account-logpush-jobs';
+import { workers } from './0004-workers';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0001_initial': initialSchema,
   '0002_counter_sequences': counterSequences,
   '0003_account_logpush_jobs': accountLogpushJobs,
+  '0004_workers': workers,
 };
 
 const MIGRATION_TABLE = 'store_migration';

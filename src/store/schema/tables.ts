@@ -226,6 +226,87 @@ export interface CountersTable {
   value: number;
 }
 
+/** A worker script of an account; what it runs is its deployments' business. */
+export interface WorkerScriptsTable {
+  account_id: string;
+  name: string;
+  /** The script's own id (32 hex), as the platform calls it. */
+  tag: string;
+  workers_dev: Flag;
+  previews_enabled: Flag;
+  /** Script-level settings (logpush, observability, tags, tail consumers) as JSON. */
+  settings: JsonText;
+  /** The number of the last version uploaded. */
+  last_version: number;
+  created_on: string;
+  modified_on: string;
+}
+
+/** An immutable version of a script: its modules (by content hash), bindings and compatibility. */
+export interface WorkerVersionsTable {
+  id: string;
+  account_id: string;
+  script_name: string;
+  number: number;
+  main_module: string;
+  compatibility_date: string;
+  compatibility_flags: JsonText;
+  /** Bindings as JSON; a secret's value is sealed (see secret-box.ts), never plain. */
+  bindings: JsonText;
+  /** [{name, type, sha256, size}] in upload order. */
+  modules: JsonText;
+  annotations: JsonText;
+  source: string;
+  author_email: string | null;
+  etag: string;
+  handlers: JsonText;
+  created_on: string;
+}
+
+/** Module bytes, base64, by SHA-256 of the bytes: versions with the same module share one row. */
+export interface WorkerModuleContentsTable {
+  account_id: string;
+  sha256: string;
+  size: number;
+  content: string;
+}
+
+export interface WorkerDeploymentsTable {
+  id: string;
+  account_id: string;
+  script_name: string;
+  /** Order of deployments within the script: the highest is the current one. */
+  number: number;
+  strategy: string;
+  /** [{version_id, percentage}]. */
+  versions: JsonText;
+  annotations: JsonText;
+  source: string;
+  author_email: string | null;
+  created_on: string;
+}
+
+export interface WorkerSubdomainsTable {
+  account_id: string;
+  subdomain: string;
+  created_on: string;
+}
+
+/** A zone's route: requests matching the pattern go to the script (none: to the origin). */
+export interface WorkerRoutesTable {
+  id: string;
+  zone_id: string;
+  pattern: string;
+  script: string | null;
+  created_on: string;
+}
+
+/** One row per scope whose `version` goes up with every committed change the runtime must see. */
+export interface WorkerChangesTable {
+  scope: string;
+  version: number;
+}
+
 export interface Database {
   accounts: AccountsTable;
   users: UsersTable;
@@ -244,4 +325,11 @@ export interface Database {
   ruleset_versions: RulesetVersionsTable;
   logpush_jobs: LogpushJobsTable;
   counters: CountersTable;
+  worker_scripts: WorkerScriptsTable;
+  worker_versions: WorkerVersionsTable;
+  worker_module_contents: WorkerModuleContentsTable;
+  worker_deployments: WorkerDeploymentsTable;
+  worker_subdomains: WorkerSubdomainsTable;
+  worker_routes: WorkerRoutesTable;
+  worker_changes: WorkerChangesTable;
 }

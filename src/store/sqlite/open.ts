@@ -11,6 +11,7 @@ import { applyPragmas } from './pragmas';
 import { withStatementCache } from './statement-cache';
 import { sqliteTraits } from './traits';
 import { WriteLockingSqliteDialect } from './write-locking-dialect';
+import { loadSecretBox, type SecretBox } from '../workers';
 
 /** File name of the database inside a data directory. */
 export const SQLITE_FILE_NAME = 'store.sqlite';
@@ -52,7 +53,11 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   }
   const path = filename === ':memory:' ? null : realpathSync(filename);
   const db = new Kysely<Database>({ dialect: new WriteLockingSqliteDialect({ database: withStatementCache(database) }, path) });
-  const store = await openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options);
+  // Without a key given, a data directory's store seals with the directory's key file.
+  const dataDir = options.dataDir;
+  let box: SecretBox | undefined;
+  const defaultSecrets = dataDir === undefined ? undefined : () => (box ??= loadSecretBox({ dataDir }));
+  const store = await openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options, defaultSecrets);
   if (path === null) return store;
   // Room for deletes on a full disk (see storage-health.ts).
   fileSystemHealth(dirname(path)).keepReserve(join(dirname(path), RESERVE_FILE));

@@ -10,6 +10,7 @@ import { rulesetsContract } from './rulesets';
 import { seedingContract } from './seeding';
 import { transactionsContract } from './transactions';
 import { zoneListAndJobDeletionContract } from './zone-list-and-job-deletion';
+import { workersContract } from './workers';
 import { zonesAndWafContract } from './zones-waf';
 
 /** Everything a Store must do, whatever the engine: run it once per engine with its harness. */
@@ -38,5 +39,6 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     accountLogpushJobsContract(current);
     zoneListAndJobDeletionContract(current);
     transactionsContract(current);
+    workersContract(current);
   });
 }

@@ -1,0 +1,5 @@
+/** Workers deployed through the API: what the store keeps of them, and the runtime's read model. */
+export { loadSecretBox, SecretBox, SecretSealError, SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE } from './secret-box';
+export { deployedWorkersReader } from './read-model';
+export { routeOperations } from './routes';
+export { scriptOperations } from './scripts';

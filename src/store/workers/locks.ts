@@ -1,0 +1,16 @@
+/** Names of what workers writes lock (see ../write-locks.ts for the rules locks follow). */
+
+/** One script: its row, versions, deployments and secrets. */
+export function workerScriptLock(accountId: string, name: string): string {
+  return `worker:${accountId}/${name}`;
+}
+
+/** An account's workers.dev subdomain. */
+export function workersSubdomainLock(accountId: string): string {
+  return `workers-subdomain:${accountId}`;
+}
+
+/** A zone's workers routes. */
+export function workerRoutesLock(zoneId: string): string {
+  return `worker-routes:${zoneId}`;
+}

@@ -1,0 +1,106 @@
+/**
+ * What the runtime needs to serve what is deployed, read in one snapshot: per account its
+ * workers.dev subdomain and scripts; per script its workers.dev switch and the current
+ * deployment's versions with their modules (bytes), compatibility and bindings (secrets
+ * opened); per zone its name and routes. `changeMarker` is one row read: poll it, and take a
+ * new snapshot when it moved.
+ */
+import { fromFlag, fromJson } from '../codecs';
+import type { Executor } from '../transaction/executor';
+import { changeMarker } from './changes';
+import type { Db, StoredBinding } from './rows';
+import { secretPlace, type SecretBox } from './secret-box';
+import type { DeployedBinding, DeployedModule, DeployedScript, DeployedWorkers, DeployedWorkersReader, DeployedZone, DeploymentVersion, WorkerModuleRef } from '../worker-types';
+
+/** Module bytes never change for a hash: kept across snapshots, dropped once no snapshot names them. */
+type ModuleCache = Map<string, Uint8Array>;
+
+export function deployedWorkersReader(executor: Executor, box: () => SecretBox): DeployedWorkersReader {
+  let modules: ModuleCache = new Map();
+  return {
+    changeMarker: () => executor.readStatement(({ db }) => changeMarker(db)),
+    snapshot: async () => {
+      const next: ModuleCache = new Map();
+      const snapshot = await executor.read(async ({ db }) => readSnapshot(db, box, modules, next));
+      modules = next;
+      return snapshot;
+    },
+  };
+}
+
+async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, kept: ModuleCache): Promise<DeployedWorkers> {
+  const marker = await changeMarker(db);
+  const subdomainRows = await db.selectFrom('worker_subdomains').select(['account_id', 'subdomain']).execute();
+  const scriptRows = await db.selectFrom('worker_scripts').select(['account_id', 'name', 'tag', 'workers_dev']).orderBy('account_id').orderBy('name').execute();
+  const scripts: DeployedScript[] = [];
+  for (const script of scriptRows) {
+    const deployment = await db
+      .selectFrom('worker_deployments')
+      .select(['id', 'versions'])
+      .where('account_id', '=', script.account_id)
+      .where('script_name', '=', script.name)
+      .orderBy('number', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (deployment === undefined) continue;
+    const shares = fromJson<DeploymentVersion[]>(deployment.versions);
+    const versions = [];
+    for (const share of shares) {
+      const row = await db.selectFrom('worker_versions').selectAll().where('id', '=', share.version_id).executeTakeFirstOrThrow();
+      const refs = fromJson<WorkerModuleRef[]>(row.modules);
+      const modules: DeployedModule[] = [];
+      for (const ref of refs) {
+        const key = `${script.account_id}/${ref.sha256}`;
+        let bytes = kept.get(key) ?? cached.get(key);
+        if (bytes === undefined) {
+          const content = await db
+            .selectFrom('worker_module_contents')
+            .select('content')
+            .where('account_id', '=', script.account_id)
+            .where('sha256', '=', ref.sha256)
+            .executeTakeFirstOrThrow();
+          bytes = new Uint8Array(Buffer.from(content.content, 'base64'));
+        }
+        kept.set(key, bytes);
+        modules.push({ name: ref.name, type: ref.type, sha256: ref.sha256, bytes });
+      }
+      const bindings = fromJson<StoredBinding[]>(row.bindings).map((binding): DeployedBinding =>
+        binding.type === 'secret_text'
+          ? { type: 'secret_text', name: binding.name, text: box().open(binding.sealed, secretPlace(script.account_id, script.name, binding.name)) }
+          : binding,
+      );
+      versions.push({
+        ...share,
+        version: {
+          id: row.id,
+          number: row.number,
+          main_module: row.main_module,
+          compatibility_date: row.compatibility_date,
+          compatibility_flags: fromJson<string[]>(row.compatibility_flags),
+          modules,
+          bindings,
+        },
+      });
+    }
+    scripts.push({ account_id: script.account_id, name: script.name, tag: script.tag, workers_dev: fromFlag(script.workers_dev), deployment_id: deployment.id, versions });
+  }
+  const routeRows = await db
+    .selectFrom('worker_routes')
+    .innerJoin('zones', 'zones.id', 'worker_routes.zone_id')
+    .select(['worker_routes.id', 'worker_routes.zone_id', 'worker_routes.pattern', 'worker_routes.script', 'zones.name as zone_name', 'zones.account_id'])
+    .orderBy('worker_routes.zone_id')
+    .orderBy('worker_routes.pattern')
+    .execute();
+  const zones = new Map<string, DeployedZone>();
+  for (const row of routeRows) {
+    let zone = zones.get(row.zone_id);
+    if (zone === undefined) zones.set(row.zone_id, (zone = { id: row.zone_id, name: row.zone_name, account_id: row.account_id, routes: [] }));
+    zone.routes.push({ id: row.id, pattern: row.pattern, script: row.script });
+  }
+  return {
+    marker,
+    subdomains: Object.fromEntries(subdomainRows.map((row) => [row.account_id, row.subdomain])),
+    scripts,
+    zones: [...zones.values()],
+  };
+}
