@@ -167,6 +167,8 @@ interface Sample {
   latencies: number[];
   requests: number;
   late: number;
+  /** The machine's 1-minute load average: what else ran beside the soak. */
+  load: number;
 }
 
 export async function run(args: string[] = []): Promise<void> {
@@ -246,7 +248,7 @@ export async function run(args: string[] = []): Promise<void> {
     console.log(
       `soak on ${options.database}: ${options.minutes} min, sampled every ${SAMPLE_MS / 1000} s, warm-up ${warmUpMs / 1000} s (load average ${loadavg().map((n) => n.toFixed(2)).join(' ')}, ${availableParallelism()} cores)`,
     );
-    console.log('  time   RSS MiB  fds  loop p99 ms  requests  p99 ms  late  failures');
+    console.log('  time   RSS MiB  fds  loop p99 ms  requests  p99 ms  late  failures  load');
     const started = Date.now();
     const samples: Sample[] = [];
     const failures: string[] = [];
@@ -263,10 +265,11 @@ export async function run(args: string[] = []): Promise<void> {
         latencies: taken.latencies,
         requests: taken.count,
         late: taken.late,
+        load: loadavg()[0]!,
       };
       samples.push(sample);
       console.log(
-        `${String(sample.seconds).padStart(5)} s  ${sample.rssMiB.toFixed(1).padStart(7)}  ${String(sample.descriptors).padStart(3)}  ${sample.loopDelayP99.toFixed(1).padStart(11)}  ${String(sample.requests).padStart(8)}  ${sample.latencyP99.toFixed(1).padStart(6)}  ${String(sample.late).padStart(4)}  ${taken.failures.length}`,
+        `${String(sample.seconds).padStart(5)} s  ${sample.rssMiB.toFixed(1).padStart(7)}  ${String(sample.descriptors).padStart(3)}  ${sample.loopDelayP99.toFixed(1).padStart(11)}  ${String(sample.requests).padStart(8)}  ${sample.latencyP99.toFixed(1).padStart(6)}  ${String(sample.late).padStart(4)}  ${String(taken.failures.length).padStart(8)}  ${sample.load.toFixed(1)}`,
       );
     }
     await Promise.all(streams.map((s) => s.stop()));
@@ -306,9 +309,10 @@ export async function run(args: string[] = []): Promise<void> {
       options.plot,
       svgPlot(`Soak on ${options.database === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: ${options.minutes} min of mixed load on every face`, [
         { title: 'Resident memory', unit: 'MiB', points: seconds((s) => s.rssMiB), limit: { value: referenceRss * 1.1, label: '+10% of the reference minute' } },
-        { title: 'Open file descriptors', unit: 'count', points: seconds((s) => s.descriptors), limit: { value: referenceFds * 1.1, label: '+10%' } },
+        { title: 'Open file descriptors', unit: 'count', points: seconds((s) => s.descriptors), limit: { value: referenceFds * 1.1, label: '+10% of the reference minute' } },
         { title: 'Event loop delay, p99 per 10 s', unit: 'ms', points: seconds((s) => s.loopDelayP99) },
         { title: 'Request latency, p99 per 10 s', unit: 'ms', points: seconds((s) => s.latencyP99), limit: { value: referenceP99 * 2, label: '2x the reference minute' } },
+        { title: "The machine's load average (1 min): what ran beside the soak", unit: 'runnable tasks', points: seconds((s) => s.load) },
       ]),
     );
     console.log(`curves: ${options.plot}`);

@@ -12,7 +12,7 @@ export interface Panel {
 
 const WIDTH = 820;
 const PANEL_HEIGHT = 150;
-const MARGIN = { left: 70, right: 20, top: 28, bottom: 26 };
+const MARGIN = { left: 70, right: 40, top: 28, bottom: 26 };
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const label = (value: number) => (value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
