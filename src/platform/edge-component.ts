@@ -4,13 +4,13 @@
  * limit), so that one setting moves every port.
  */
 import { startEdgeServer, type EdgeRoutes, type EdgeStages, type RunningEdge, type WorkerDispatcher } from '../edge';
-import { httpServerOptionsFor, type HttpLimits } from '../server';
+import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
 import type { EdgeSettings } from './settings';
 
 export interface EdgeComponentOptions {
   settings: EdgeSettings;
-  /** The API's connection limits (HTTP_* variables), or their defaults when the API is off. */
-  limits: HttpLimits;
+  /** Every port's connection limits (the HTTP_* variables). */
+  limits: ConnectionLimits;
   workers: WorkerDispatcher;
   routes?: EdgeRoutes;
   stages?: EdgeStages;
@@ -22,7 +22,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
   return startEdgeServer({
     port: settings.port,
     hostname: settings.host,
-    serverOptions: httpServerOptionsFor(limits),
+    serverOptions: connectionServerOptions(limits),
     maxConnections: limits.maxConnections,
     workers: options.workers,
     ...(options.routes ? { routes: options.routes } : {}),

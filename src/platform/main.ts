@@ -7,7 +7,8 @@ import { FaultRulesError } from '../faults';
 import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
 import type { WorkerDispatcher } from '../edge';
-import { defaultHttpLimits, loadConfig, type ServerConfig } from '../server';
+import { connectionLimitsFrom, type ConnectionLimits } from '../http-connections';
+import { loadConfig, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
@@ -76,9 +77,12 @@ async function main(): Promise<void> {
   }
   let settings: PlatformSettings;
   let apiConfig: ServerConfig | undefined;
+  let connections: ConnectionLimits;
   try {
     settings = resolveSettings(findConfigFile(args.configFile, process.env), process.env);
     if (settings.api) apiConfig = loadConfig(settings.apiEnvironment);
+    // Every port holds slow and many clients alike (the HTTP_* variables), the API on or off.
+    connections = apiConfig?.http ?? connectionLimitsFrom(process.env);
     if (settings.s3 && settings.faults.s3) checkS3FaultRules(settings.faults.s3.list, settings.faults.s3.source);
   } catch (error) {
     if (error instanceof PlatformConfigError) fail(error.lines);
@@ -131,7 +135,7 @@ async function main(): Promise<void> {
     }
     for (const worker of settings.workers) {
       const running: RunningWorker = await naming(`worker ${worker.name}`, `${workerVariable(worker.name, 'PORT')} or its port in the file`, () =>
-        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
+        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, connections, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
       );
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });
     }
@@ -142,6 +146,7 @@ async function main(): Promise<void> {
         dataDir: settings.dataDir,
         databaseUrl: settings.databaseUrl,
         databasePool,
+        connections,
         port: s3.port,
         hostname: s3.host,
         publicRead: s3.publicRead,
@@ -159,7 +164,7 @@ async function main(): Promise<void> {
       const noWorkers: WorkerDispatcher = { dispatch: async () => ({ result: 'exception', error: 'no worker runtime', written: false }) };
       const edge = settings.edge;
       const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-        startEdgeComponent({ settings: edge, limits: apiConfig?.http ?? defaultHttpLimits, workers: noWorkers, report: report('edge') }),
+        startEdgeComponent({ settings: edge, limits: connections, workers: noWorkers, report: report('edge') }),
       );
       components.set('edge', { state: 'running', url: running.url, close: () => running.close() });
     }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { connectionServerOptions, defaultConnectionLimits, limitConnections, type ConnectionLimits } from '../http-connections';
 import { HOME_ACCOUNT_ID, openBucketCatalogue, type DatabasePoolSettings, type RuntimeOptions } from '../bucket';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
@@ -29,6 +30,8 @@ export interface S3ServerOptions {
    * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
    */
   account?: string;
+  /** Timeouts and the connection limit of the port (the HTTP_* variables); their defaults when absent. */
+  connections?: ConnectionLimits;
   /** 8788 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -145,8 +148,13 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     });
   };
   let server: ReturnType<typeof createServer>;
+  const connections = options.connections ?? defaultConnectionLimits;
   try {
-    server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, listener) : createServer(listener);
+    const serverOptions = connectionServerOptions(connections);
+    server = options.tls
+      ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener)
+      : createServer(serverOptions, listener);
+    limitConnections(server, connections.maxConnections);
   } catch (error) {
     await catalogue.close();
     throw new Error(`cannot serve TLS with the certificate and key given: ${(error as Error).message}`);

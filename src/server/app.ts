@@ -22,7 +22,7 @@ import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
-import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
+import { connectionServerOptions, defaultConnectionLimits } from '../http-connections';
 import { oneSegmentObjectKey } from './http/object-keys';
 import { preparedWording, readableValidationDocument, validatorSpec } from './http/prepared-document';
 import { requestLogger } from './http/request-logger';
@@ -73,7 +73,7 @@ interface AuthenticatedRequest extends Request {
 
 const bodyLimit = '1mb';
 
-export const httpServerOptions = httpServerOptionsFor(defaultHttpLimits);
+export const httpServerOptions = connectionServerOptions(defaultConnectionLimits);
 /** A readiness probe that cannot reach the database within this long answers 503. */
 const readinessTimeoutMs = 2000;
 

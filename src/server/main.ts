@@ -7,7 +7,7 @@ import { readRulesFile } from '../faults';
 import { logHealthChanges } from '../storage-health';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { httpServerOptionsFor } from './http/limits';
+import { connectionServerOptions, limitConnections } from '../http-connections';
 import { basePath } from './http/openapi-document';
 import { openServerBuckets, openServerStore } from './open-state';
 
@@ -49,8 +49,8 @@ async function main(): Promise<void> {
   });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
-    listening.maxConnections = config.http.maxConnections;
+    const listening = createServer(connectionServerOptions(config.http), app).listen(config.port, config.host, () => resolve(listening));
+    limitConnections(listening, config.http.maxConnections);
     listening.once('error', reject);
   });
   const address = server.address();

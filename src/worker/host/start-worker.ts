@@ -1,4 +1,5 @@
 import { openBucketCatalogue, type DatabasePoolSettings } from '../../bucket';
+import { defaultConnectionLimits, type ConnectionLimits } from '../../http-connections';
 import { loadWorkerConfig, requireExistingBuckets, resolveSecrets, type WorkerConfig } from '../config';
 import { buildEnvironment } from './environment';
 import { listen } from './listen';
@@ -15,6 +16,8 @@ export interface WorkerHostOptions {
   databaseUrl?: string | undefined;
   /** The database's connection pool (with `databaseUrl` only). */
   databasePool?: DatabasePoolSettings;
+  /** Timeouts and the connection limit of the port (the HTTP_* variables); their defaults when absent. */
+  connections?: ConnectionLimits;
   /** 8787 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -62,7 +65,7 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
     installPlatformGlobals();
     const worker = await importWorker(config.main);
     const pending = new PendingWork((error) => report(`ctx.waitUntil work failed: ${describeError(error)}`));
-    const server = await listen(fetchHandler(worker, env, pending, report), port, hostname);
+    const server = await listen(fetchHandler(worker, env, pending, report), port, hostname, options.connections ?? defaultConnectionLimits);
     return {
       config,
       url: server.url,
