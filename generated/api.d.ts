@@ -2655,8 +2655,11 @@ export interface components {
         };
         /** @description The response envelope shared by every operation. */
         Envelope: {
-            /** @description Whether the call succeeded. */
-            success: boolean;
+            /**
+             * @description Whether the call succeeded; always `true` in this envelope (failures answer the error envelope, whose `success` is `false`).
+             * @constant
+             */
+            success: true;
             /** @description Empty on success. */
             errors: components["schemas"]["ErrorItem"][];
             /** @description Empty on success. */

@@ -21,16 +21,23 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rename
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A new data directory's database, shared by the bundles (see prepareStoreImage). */
 const STORE_IMAGE = path.join(root, 'dist', 'store-image.sqlite');
 
-/** The bundles: a name (its folder under dist/) and the module it starts from. */
+/**
+ * The bundles: a name (its folder under dist/), the module it starts from, what the build prepares
+ * for it (plugins that put the prepared values in place of the sources' prebuilt-*.ts stand-ins),
+ * and the files read by that preparation rather than bundled.
+ */
 const BUNDLES = {
-  platform: 'src/platform/main.ts',
-  server: 'src/server/main.ts',
+  platform: { entry: 'src/platform/main.ts', prepare: prepareServer, inputs: ['generated/openapi.json', 'fixtures/seed.json'], storeImage: true, deferred: () => [deferredPackagesPlugin(DEFERRED_PACKAGES)] },
+  server: { entry: 'src/server/main.ts', prepare: prepareServer, inputs: ['generated/openapi.json', 'fixtures/seed.json'], storeImage: true, deferred: () => [deferredPackagesPlugin(DEFERRED_PACKAGES)] },
+  // `npm run mock`: Prism's operations prepared from the document here, not at every start.
+  mock: { entry: 'scripts/mock.ts', prepare: prepareMock, inputs: ['generated/openapi.yaml'], storeImage: false, deferred: () => [deferredPackagesPlugin(MOCK_DEFERRED.packages, { fromDependencies: true, modules: MOCK_DEFERRED.modules })] },
 };
 
 /** Where a bundle's files are. */
@@ -52,6 +59,11 @@ export function platformBundle() {
 /** The API server's entry alone, after building it if it is missing or out of date. */
 export function serverBundle() {
   return current('server');
+}
+
+/** The mock's entry (`npm run mock`), after building it if it is missing or out of date. */
+export function mockBundle() {
+  return current('mock');
 }
 
 /**
@@ -82,7 +94,7 @@ function isCurrent(name) {
     recorded = JSON.parse(readFileSync(files.inputs, 'utf8'));
     statSync(files.entry);
     statSync(files.code);
-    statSync(STORE_IMAGE);
+    if (BUNDLES[name].storeImage) statSync(STORE_IMAGE);
   } catch {
     return false;
   }
@@ -166,6 +178,30 @@ async function withSources(build, name, exports, use) {
   }
 }
 
+/** The server's preparations: its document, the checked seed and a new data directory's database. */
+async function prepareServer(build) {
+  const document = await prepareDocument(build);
+  const seed = await prepareSeed(build);
+  const image = await prepareStoreImage(build, seed.sha256);
+  return [prebuiltDocumentPlugin(document), prebuiltSeedPlugin(seed), prebuiltImagePlugin(image)];
+}
+
+/** The mock's preparation: Prism's operations and the wording, from generated/openapi.yaml (scripts/mock-server.ts). */
+async function prepareMock(build) {
+  const prepared = await withSources(build, 'prepare-mock', "export { prepareMock } from './scripts/mock-server';", (sources) => sources.prepareMock());
+  return [
+    {
+      name: 'prebuilt-mock',
+      setup(pluginBuild) {
+        pluginBuild.onLoad({ filter: /[\\/]scripts[\\/]mock-prebuilt\.ts$/ }, () => ({
+          contents: `export const prebuiltMock = JSON.parse(${JSON.stringify(JSON.stringify(prepared))});\n`,
+          loader: 'js',
+        }));
+      },
+    },
+  ];
+}
+
 /** Names the store image in the bundle, in place of the sources' empty prebuilt-image.ts. */
 function prebuiltImagePlugin(prepared) {
   return {
@@ -234,25 +270,53 @@ const requiredHttpPlugin = {
  */
 const DEFERRED_PACKAGES = ['zod', 'yaml'];
 
-async function deferredPackagesPlugin() {
-  const exportsOf = Object.fromEntries(
-    await Promise.all(DEFERRED_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default')])),
-  );
-  const pattern = new RegExp(`^(${DEFERRED_PACKAGES.join('|')})$`);
+/**
+ * The mock's own: Prism requires them when it loads but uses them only for some requests (its
+ * schema-driven generator, with faker, when an answer has no example or `Prefer: dynamic=true`
+ * asks for one; node-fetch for callbacks and proxying) or never once the operations are prepared
+ * (http-spec and yaml read the document, at the build): 6 of the bundle's 11 MB, evaluated on
+ * first use. Deferred wherever they are imported, Prism's modules included.
+ */
+const MOCK_DEFERRED = {
+  packages: ['node-fetch', '@stoplight/http-spec', 'yaml'],
+  // The generator's module calls faker's setup as it loads, so it is the module that waits.
+  modules: ['@stoplight/prism-http/dist/mocker/generator/JSONSchema.js'],
+};
+
+/**
+ * Defers `packages` (and their sub-paths), imported from our sources only or, with
+ * `fromDependencies`, from anywhere; and `modules` (files of packages), wherever they are required.
+ */
+function deferredPackagesPlugin(packages, { fromDependencies = false, modules = [] } = {}) {
+  const requireHere = createRequire(path.join(root, 'package.json'));
+  const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const packagePattern = new RegExp(`^(${packages.map(escape).join('|')})(/.*)?$`);
+  const deferredFiles = new Set(modules.map((module) => requireHere.resolve(module)));
+  const basenames = [...deferredFiles].map((file) => escape(path.basename(file, '.js')));
+  // Never matches when no module is deferred.
+  const modulePattern = new RegExp(basenames.length > 0 ? `(^|/)(${basenames.join('|')})(\\.js)?$` : '^$.');
+  const standIn = (file) => ({ path: file, namespace: 'deferred' });
   return {
     name: 'deferred-packages',
     setup(build) {
-      build.onResolve({ filter: pattern }, (args) => {
-        // The stand-in's own require(), and the packages' uses by other packages: the package itself.
-        if (args.namespace === 'deferred' || !/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer)) return undefined;
-        return { path: args.path, namespace: 'deferred' };
+      build.onResolve({ filter: packagePattern }, (args) => {
+        // The stand-in's own require(): the package itself.
+        if (args.namespace === 'deferred') return undefined;
+        if (!fromDependencies && (!/[\\/]src[\\/]/.test(args.importer) || /node_modules/.test(args.importer))) return undefined;
+        // Where the importer would find it, so that each stand-in stands for the package its importer gets.
+        return standIn(requireHere.resolve(args.path, { paths: [path.dirname(args.importer)] }));
+      });
+      build.onResolve({ filter: modulePattern }, (args) => {
+        if (args.namespace === 'deferred' || !args.importer) return undefined;
+        const file = requireHere.resolve(args.path, { paths: [path.dirname(args.importer)] });
+        return deferredFiles.has(file) ? standIn(file) : undefined;
       });
       build.onLoad({ filter: /.*/, namespace: 'deferred' }, (args) => ({
         contents: [
           'let loaded;',
           `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
           "Object.defineProperty(exports, '__esModule', { value: true });",
-          `for (const name of ${JSON.stringify(exportsOf[args.path])}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
+          `for (const name of ${JSON.stringify(Object.keys(requireHere(args.path)))}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`,
         ].join('\n'),
         loader: 'js',
         resolveDir: root,
@@ -276,9 +340,6 @@ const jsonTextPlugin = {
   },
 };
 
-/** Read by the build rather than bundled: a change to them must rebuild the bundle too. */
-const documentInputs = ['generated/openapi.json', 'fixtures/seed.json'];
-
 /** What changes when the dependencies do: npm's record of what it installed, and the patches to them. */
 function dependencyInputs() {
   const patches = readdirSync(path.join(root, 'patches')).filter((file) => file.endsWith('.patch'));
@@ -289,19 +350,18 @@ async function buildBundle(name) {
   const files = filesOf(name);
   // Only loaded when a build is due: most starts never need it.
   const { build } = await import('esbuild');
-  const prepared = await prepareDocument(build);
-  const seed = await prepareSeed(build);
-  const image = await prepareStoreImage(build, seed.sha256);
+  const prepared = await BUNDLES[name].prepare(build);
   const result = await build({
-    entryPoints: [path.join(root, BUNDLES[name])],
+    entryPoints: [path.join(root, BUNDLES[name].entry)],
     outfile: files.code,
     absWorkingDir: root,
     bundle: true,
     platform: 'node',
     format: 'esm',
     target: 'node22.12', // the oldest Node that package.json's engines accept
-    // tsx is loaded at run time, and only for workers written in TypeScript.
-    external: ['better-sqlite3', 'pg-native', 'tsx'],
+    // tsx is loaded at run time, and only for workers written in TypeScript; workerd's package
+    // finds its platform's binary from where it is installed.
+    external: ['better-sqlite3', 'pg-native', 'tsx', 'workerd'],
     // jsonc-parser's main build is UMD, whose require() calls esbuild cannot see; its ES module
     // build bundles as any other (the configuration files' reader uses it).
     alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
@@ -314,7 +374,7 @@ async function buildBundle(name) {
     metafile: true,
     write: false,
     logLevel: 'warning',
-    plugins: [prebuiltDocumentPlugin(prepared), prebuiltSeedPlugin(seed), prebuiltImagePlugin(image), requiredHttpPlugin, await deferredPackagesPlugin(), jsonTextPlugin],
+    plugins: [...prepared, requiredHttpPlugin, ...BUNDLES[name].deferred(), jsonTextPlugin],
     // Whitespace only: a third less text to read and compile at every start, while every name
     // stays (the server tells the validator's middlewares apart by their functions' names, which
     // the syntax minifier drops).
@@ -335,7 +395,8 @@ async function buildBundle(name) {
   // rebuilds (postinstall): that record stands for the thousand files bundled from there, so a
   // start checks some 300 files rather than 1,300.
   const ownInputs = Object.keys(result.metafile.inputs).filter((file) => !file.startsWith('node_modules/'));
-  const recorded = Object.fromEntries([...ownInputs, ...documentInputs, ...dependencyInputs()].map((file) => [file, fingerprint(file)]));
+  // Read by the build rather than bundled: a change to them must rebuild the bundle too.
+  const recorded = Object.fromEntries([...ownInputs, ...BUNDLES[name].inputs, ...dependencyInputs()].map((file) => [file, fingerprint(file)]));
   put(files.inputs, `${JSON.stringify(recorded)}\n`);
 }
 

@@ -18,7 +18,7 @@ import {
   type IHttpRequest,
   type IHttpResponse,
 } from '@stoplight/prism-http';
-import { getHttpConfigFromRequest } from '@stoplight/prism-http-server/dist/getHttpConfigFromRequest';
+import { getHttpConfigFromRequest } from '@stoplight/prism-http-server/dist/getHttpConfigFromRequest.js';
 import type { IPrismDiagnostic } from '@stoplight/prism-core';
 import { DiagnosticSeverity, type IHttpOperation } from '@stoplight/types';
 import { readFileSync } from 'node:fs';
@@ -34,6 +34,7 @@ import { ApiError, Codes, notFound } from '../src/server/http/errors';
 import { oneSegmentObjectKey } from '../src/server/http/object-keys';
 import { isPlainText } from '../src/server/http/text-json';
 import { mockValidationDocument } from './mock-document';
+import { prebuiltMock } from './mock-prebuilt';
 import { root } from './tools';
 
 export const mockDocument = path.join(root, 'generated', 'openapi.yaml');
@@ -129,7 +130,26 @@ function parseFailure(message: string, body: string): object {
 export interface MockOptions {
   port?: number;
   host?: string;
+  /** Another document than generated/openapi.yaml, prepared at the start. */
   document?: string;
+}
+
+/** What the mock takes from the document: Prism's operations and the server's wording of its patterns and tags. */
+export interface PreparedMock {
+  operations: IHttpOperation[];
+  wording: { patterns: [string, string][]; tags: [string, readonly string[]][] };
+}
+
+/**
+ * The document read and turned into Prism's operations (its `$ref`s resolved), the most of a
+ * start's work: the mock's bundle does it when it is built (see scripts/bundles.mjs), so a start
+ * from the bundle takes its result as it is; a start from the sources does it here.
+ */
+export async function prepareMock(document = mockDocument): Promise<PreparedMock> {
+  const parsed = parseYaml(readFileSync(document, 'utf8')) as Record<string, unknown>;
+  const operations = (await getHttpOperationsFromSpec(mockValidationDocument(parsed))) as IHttpOperation[];
+  const { patterns, tags } = documentWording(parsed);
+  return { operations, wording: { patterns: [...patterns], tags: [...tags] } };
 }
 
 export interface RunningMock {
@@ -140,10 +160,9 @@ export interface RunningMock {
 }
 
 export async function startMock(options: MockOptions = {}): Promise<RunningMock> {
-  const document = options.document ?? mockDocument;
-  const parsed = parseYaml(readFileSync(document, 'utf8')) as Record<string, unknown>;
-  const operations = await getHttpOperationsFromSpec(mockValidationDocument(parsed));
-  const wording = documentWording(parsed);
+  const prepared = options.document === undefined && prebuiltMock !== undefined ? prebuiltMock : await prepareMock(options.document);
+  const operations = prepared.operations;
+  const wording = { patterns: new Map(prepared.wording.patterns), tags: new Map(prepared.wording.tags) };
   const logger = createLogger('MOCK', { level: process.env.MOCK_LOG_LEVEL ?? 'silent' });
   const prism = createInstance(prismConfig, { logger });
   const credentials = new AnyCredentials();
@@ -178,7 +197,7 @@ export async function startMock(options: MockOptions = {}): Promise<RunningMock>
     } catch (error) {
       return fail(error);
     }
-    const result = await prism.request(input, operations as IHttpOperation[], config)();
+    const result = await prism.request(input, operations, config)();
     if (result._tag === 'Left') {
       const problem = ProblemJsonError.toProblemJson(result.left);
       const is = (template: { type: string }) => problem.type.endsWith(`#${template.type}`);

@@ -7,12 +7,12 @@
 // `npm start` running that plain node in an otherwise empty project (npm's own start-up).
 // Targets: `node scripts/start.mjs` within 3x plain node, on a new data directory and on a
 // restart; `npm start` at most 0.1 s more than the bundle started directly.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../test/support/ports';
 import { root } from '../tools';
+import { startPoller, type Command, type Poller } from './support/first-answer';
 
 const RUNS = 5;
 /** `node scripts/start.mjs` against plain node. */
@@ -21,9 +21,6 @@ const TARGET_TIMES_NODE = 3;
 const TARGET_NPM_MS = 100;
 const TOKEN = 'bench-token-0123456789abcdefghijklmnopqrst';
 const PRO_ZONE = '9d6991f5ca85bf43524971c922c4bcfc';
-
-/** A command line: the program and its arguments. */
-type Command = readonly [string, ...string[]];
 
 const NODE_START: Command = [process.execPath, 'scripts/start.mjs'];
 const BUNDLE_START: Command = [process.execPath, 'dist/platform/main.mjs'];
@@ -37,36 +34,13 @@ function npmStart(): Command {
   return npmCli && /\.[cm]?js$/.test(npmCli) ? [process.execPath, npmCli, 'start'] : ['npm', 'start'];
 }
 
-/** Milliseconds from spawning `command` until GET `url` answers 200. */
-async function timeToFirstAnswer(command: Command, env: NodeJS.ProcessEnv, url: (port: number) => string, cwd = root): Promise<number> {
+/** Milliseconds from spawning `command` until GET `url` answers 200, as the poller sees it from outside. */
+async function timeToFirstAnswerOf(poller: Poller, command: Command, env: NodeJS.ProcessEnv, url: (port: number) => string, cwd = root): Promise<number> {
   const port = await freePort();
-  const started = performance.now();
-  const [program, ...args] = command;
-  // A process group of its own: npm runs the server in a shell of its own, and the whole group is stopped.
-  // The S3 endpoint on a free port of its own: its default, the port after PORT, may be taken on a
-  // busy machine.
-  const child = spawn(program, args, { cwd, env: { ...env, PORT: String(port), S3_PORT: '0' }, stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-  let errors = '';
-  child.stderr!.on('data', (chunk: Buffer) => void (errors += chunk.toString()));
-  try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (code ${child.exitCode}) before answering: ${errors.trim()}`);
-      const status = await fetch(url(port), { headers: { authorization: `Bearer ${TOKEN}` } }).then(
-        (response) => response.status,
-        () => 0,
-      );
-      if (status === 200) return performance.now() - started;
-      if (performance.now() - started > 30_000) throw new Error(`${args.join(' ')} did not answer within 30 s`);
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-  } finally {
-    // A child that has exited already is not waited for (its exit event has gone by).
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      process.kill(-child.pid!, 'SIGTERM');
-      await exited;
-    }
-  }
+  // The S3 endpoint and the edge on free ports of their own: their defaults, the ports after PORT,
+  // may be taken on a busy machine.
+  const portsEnv = { ...env, PORT: String(port), S3_PORT: '0', EDGE_PORT: '0' };
+  return poller.timeToFirstAnswer({ command, env: portsEnv, cwd, url: url(port), headers: { authorization: `Bearer ${TOKEN}` } });
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -74,6 +48,9 @@ const ms = (value: number) => `${Math.round(value).toLocaleString('en-US')} ms`;
 
 export async function run(): Promise<void> {
   const scratch = mkdtempSync(path.join(tmpdir(), 'startup-bench-'));
+  const poller = startPoller();
+  const timeToFirstAnswer = (command: Command, env: NodeJS.ProcessEnv, url: (port: number) => string, cwd = root) =>
+    timeToFirstAnswerOf(poller, command, env, url, cwd);
   try {
     const floorScript = path.join(scratch, 'floor.mjs');
     writeFileSync(floorScript, "import http from 'node:http'; http.createServer((q, s) => s.end('{}')).listen(Number(process.env.PORT), '127.0.0.1');\n");
@@ -136,6 +113,7 @@ export async function run(): Promise<void> {
         `the same for any project; the rest is this project's start script`,
     );
   } finally {
+    poller.close();
     rmSync(scratch, { recursive: true, force: true });
   }
 }

@@ -1,7 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import { byteSource } from './body-source';
 import { parseExpectedHash, StoredChecksums } from './checksums';
 import { conditionHolds, parseCondition } from './conditional';
-import { newKeyCheck, parseCustomerKey, requireMatchingKey, segmentKeysOf } from './customer-key';
+import { newCustomerKey, parseCustomerKey, requireMatchingKey } from './customer-key';
 import { openBytes, SegmentSealer, segmentsOf, type CipherSegment } from './ctr-cipher';
 import type {
   Bucket,
@@ -199,8 +200,8 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     };
     if (!(await checkBeforeReceiving(source, 'put', worthReceiving))) return null;
     const digest = checksum && !checksum.value ? newDigest(checksum.algorithm) : undefined;
-    const keyCheck = customerKey && newKeyCheck(customerKey);
-    const sealer = keyCheck && new SegmentSealer(segmentKeysOf(keyCheck, customerKey!));
+    const sealing = customerKey && newCustomerKey(customerKey);
+    const sealer = sealing && new SegmentSealer(sealing.keys);
     const received = await receive(this.#engine, source, expected, 'put', digest, sealer);
     const { staged } = received;
     // An encrypted object keeps no hash of its plain bytes: they were checked, and are not kept.
@@ -216,7 +217,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
       customMetadata,
       checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
     };
-    if (keyCheck) record.encryption = { ...keyCheck, ivs: [sealer!.iv.toString('base64')] };
+    if (sealing) record.encryption = { ...sealing.check, ivs: [sealer!.iv.toString('base64')] };
     if (!(await storing('put', () => this.#engine.put(record, staged, allow)))) return null;
     return new StoredObjectResult(record, record);
   }
@@ -289,7 +290,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
 
 /** What decrypts a read: the data key and the object's segments. */
 interface Decryption {
-  dataKey: Buffer;
+  dataKey: KeyObject;
   segments: CipherSegment[];
 }
 

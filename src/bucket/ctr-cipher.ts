@@ -11,7 +11,7 @@
  * the bytes secret). A segment's counter never wraps within it: at most 5 GiB is 2^28 blocks of a
  * 2^128 space, and each segment draws a fresh random start, so no two segments share a keystream.
  */
-import { createCipheriv, createHmac, randomBytes, type Cipheriv, type Hmac } from 'node:crypto';
+import { createCipheriv, createHmac, randomBytes, type Cipheriv, type Hmac, type KeyObject } from 'node:crypto';
 import type { SegmentKeys } from './customer-key';
 import type { ChunkSource, ObjectBytes, ObjectEncryption } from './engine';
 
@@ -54,7 +54,7 @@ function counterAfter(iv: Buffer, blocks: number): Buffer {
 }
 
 /** A CTR cipher positioned at byte `offset` of a segment (encryption and decryption are the same). */
-function cipherAt(dataKey: Buffer, iv: Buffer, offset: number): Cipheriv {
+function cipherAt(dataKey: KeyObject, iv: Buffer, offset: number): Cipheriv {
   const cipher = createCipheriv('aes-256-ctr', dataKey, counterAfter(iv, Math.floor(offset / BLOCK)));
   const skip = offset % BLOCK;
   if (skip > 0) cipher.update(Buffer.alloc(skip));
@@ -69,7 +69,7 @@ export class SegmentSealer {
 
   constructor(keys: SegmentKeys) {
     this.#cipher = cipherAt(keys.data, this.iv, 0);
-    this.#etag = createHmac('sha256', keys.etag);
+    this.#etag = createHmac('sha256', keys.etag());
   }
 
   async *seal(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
@@ -100,7 +100,7 @@ class Opener {
   #cipher: Cipheriv | undefined;
 
   constructor(
-    private readonly dataKey: Buffer,
+    private readonly dataKey: KeyObject,
     private readonly segments: CipherSegment[],
     offset: number,
   ) {
@@ -134,7 +134,7 @@ class Opener {
 }
 
 /** Decrypts the bytes of a read that starts at `offset` of the object. */
-export function openBytes(bytes: ObjectBytes, dataKey: Buffer, segments: CipherSegment[], offset: number): ObjectBytes {
+export function openBytes(bytes: ObjectBytes, dataKey: KeyObject, segments: CipherSegment[], offset: number): ObjectBytes {
   const opener = new Opener(dataKey, segments, offset);
   if (bytes instanceof Uint8Array) return bytes.byteLength === 0 ? bytes : opener.open(bytes);
   return new OpeningSource(bytes, opener);

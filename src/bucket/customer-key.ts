@@ -1,13 +1,13 @@
 /**
  * Customer-provided keys (SSE-C): the binding's `ssecKey`, read as the platform reads it, and what a
  * stored object or upload keeps of it instead of the key (see `CustomerKeyCheck`). Keys are derived
- * from the customer's, each with its own label and the stored random salt: one checks a key given
+ * from the customer's and the stored random salt, each under its own label: one checks a key given
  * later (the HMAC kept), one encrypts the bytes, one makes the etags (a keyed digest of the plain
  * bytes: the same bytes under the same upload's key give the same part etag, as S3's do, and no
  * hash of the plain bytes is ever kept). Neither the key nor a derived key is stored, logged or
  * returned.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { CustomerKeyCheck } from './engine';
 import { customerKeyRefusal, type BucketAction } from './errors';
 import { describe } from './keys';
@@ -39,39 +39,52 @@ export function parseCustomerKey(value: unknown): Buffer | undefined {
   throw new TypeError(`ssecKey must be a hex string or an ArrayBuffer, not ${describe(value)}.`);
 }
 
-const derived = (key: Buffer, label: string, salt: Buffer) => createHmac('sha256', key).update(label).update(salt).digest();
+/**
+ * The keys derived from a customer's key and a stored salt, in one HMAC-SHA512: the first half
+ * checks a key given later (kept, as the salted HMAC), the second encrypts the bytes. Keys go to
+ * node:crypto as KeyObjects: handed a Buffer, createHmac and createCipheriv cost several times
+ * more (they make a key object of it each time), which a read of a small object would feel.
+ */
+function derived(secret: KeyObject, salt: Buffer): { check: Buffer; data: KeyObject } {
+  const out = createHmac('sha512', secret).update('sse-c keys').update(salt).digest();
+  return { check: out.subarray(0, 32), data: createSecretKey(out.subarray(32)) };
+}
 
 /** The MD5 of a key, base64: how S3 clients name a key, and what answers echo. */
 export const customerKeyMd5 = (key: Buffer) => createHash('md5').update(key).digest('base64');
 
-/** What is kept of a new key: its MD5, a random salt, and the HMAC that checks it. */
-export function newKeyCheck(key: Buffer): CustomerKeyCheck {
+/**
+ * A key for a new object or upload: what is kept of it (its MD5, a random salt, and the HMAC that
+ * checks it), and the keys its bytes are sealed with.
+ */
+export function newCustomerKey(key: Buffer): { check: CustomerKeyCheck; keys: SegmentKeys } {
+  const secret = createSecretKey(key);
   const salt = randomBytes(SALT_BYTES);
+  const { check, data } = derived(secret, salt);
   return {
-    keyMd5: customerKeyMd5(key),
-    salt: salt.toString('base64'),
-    hmac: derived(key, 'sse-c key check', salt).toString('base64'),
+    check: { keyMd5: customerKeyMd5(key), salt: salt.toString('base64'), hmac: check.toString('base64') },
+    keys: { data, etag: () => etagKey(secret, salt) },
   };
 }
 
-/** Whether `key` is the key `check` was made from (compared in constant time). */
-export function keyMatches(check: CustomerKeyCheck, key: Buffer): boolean {
-  const expected = Buffer.from(check.hmac, 'base64');
-  const actual = derived(key, 'sse-c key check', Buffer.from(check.salt, 'base64'));
-  return expected.byteLength === actual.byteLength && timingSafeEqual(expected, actual);
-}
+const etagKey = (secret: KeyObject, salt: Buffer) => createSecretKey(createHmac('sha256', secret).update('sse-c etag key').update(salt).digest());
 
-/** The keys a segment is sealed with: derived from the customer's and the stored salt. */
+/** The keys a segment is sealed or opened with. */
 export interface SegmentKeys {
   /** AES-256: encrypts the bytes. */
-  data: Buffer;
-  /** HMAC-SHA256: the etag. */
-  etag: Buffer;
+  data: KeyObject;
+  /** HMAC-SHA256 key of the segment's etag (a write's only: made when asked). */
+  etag(): KeyObject;
 }
 
-export function segmentKeysOf(check: CustomerKeyCheck, key: Buffer): SegmentKeys {
+/** The keys of `key` under `check`'s salt, when `key` is the key `check` was made from (compared in constant time). */
+function keysWhenMatching(check: CustomerKeyCheck, key: Buffer): SegmentKeys | undefined {
+  const secret = createSecretKey(key);
   const salt = Buffer.from(check.salt, 'base64');
-  return { data: derived(key, 'sse-c data key', salt), etag: derived(key, 'sse-c etag key', salt) };
+  const { check: actual, data } = derived(secret, salt);
+  const expected = Buffer.from(check.hmac, 'base64');
+  if (expected.byteLength !== actual.byteLength || !timingSafeEqual(expected, actual)) return undefined;
+  return { data, etag: () => etagKey(secret, salt) };
 }
 
 /**
@@ -89,6 +102,7 @@ export function requireMatchingKey(
     return undefined;
   }
   if (key === undefined) throw customerKeyRefusal(action, subject === 'object' ? 'missing' : 'upload-missing');
-  if (!keyMatches(check, key)) throw customerKeyRefusal(action, 'mismatch');
-  return segmentKeysOf(check, key);
+  const keys = keysWhenMatching(check, key);
+  if (!keys) throw customerKeyRefusal(action, 'mismatch');
+  return keys;
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { byteSource } from './body-source';
 import { conditionHolds, parseCondition } from './conditional';
 import type { MultipartOptions, MultipartUpload, StoredObject, UploadedPart, UploadPartOptions } from './contract';
-import { newKeyCheck, parseCustomerKey, requireMatchingKey } from './customer-key';
+import { newCustomerKey, parseCustomerKey, requireMatchingKey } from './customer-key';
 import { SegmentSealer } from './ctr-cipher';
 import type { ObjectRecord, PartRecord, RecordChecksums, StorageEngine, UploadRecord } from './engine';
 import {
@@ -44,7 +44,7 @@ export class UploadOperations {
     const uploadId = newUploadId();
     const upload: UploadRecord = { uploadId, key: k, created: this.settings.clock(), httpMetadata, customMetadata };
     if (checksum) upload.checksum = { algorithm: checksum.algorithm, type: checksum.type };
-    if (customerKey) upload.encryption = newKeyCheck(customerKey);
+    if (customerKey) upload.encryption = newCustomerKey(customerKey).check;
     await storing('createMultipartUpload', () => this.engine.createUpload(upload));
     return new UploadHandle(this, k, uploadId);
   }

@@ -17,5 +17,5 @@ export { answerError, PlatformError, type PlatformErrorName } from './answers';
 export { answered, type Exchange, type Outcome } from './exchange';
 export { hostnameOf, type EdgeStages, type EdgeStep, type WorkerDispatcher, type WorkerResult } from './pipeline';
 export { parseRoutePattern, type RoutePattern } from './route-patterns';
-export { compileRoutes, WORKERS_DEV, type EdgeRoutes, type Route, type RoutingTable, type WorkerTarget } from './routing';
+export { compileRoutes, WORKERS_DEV, type EdgeRoutes, type Route, type RoutingTable, type WorkerTarget, type ZoneRef } from './routing';
 export { EdgeStartError, startEdgeServer, type EdgeServerOptions, type RunningEdge } from './server';

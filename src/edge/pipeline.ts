@@ -19,6 +19,8 @@ export interface EdgeStep {
 /** What running a worker came to. Unless `ok`, nothing was written when `written` is false and the edge answers the platform's error. */
 export type WorkerResult =
   | { result: 'ok'; version: string }
+  /** Nothing of the script is deployed any more (a deletion on its way to the routes): routed as if no route named it. */
+  | { result: 'not-deployed' }
   | { result: 'exception' | 'exceeded-resources'; version?: string; error?: string; written: boolean };
 
 /** Runs deployed workers: writes the worker's answer to `exchange.response`, or says why it could not. */
@@ -48,6 +50,10 @@ export function pipeline(stages: EdgeStages, routes: () => RoutingTable, workers
     switch (route.kind) {
       case 'worker': {
         const ran = await workers.dispatch(route.target, exchange);
+        if (ran.result === 'not-deployed') {
+          exchange.route = route.via === 'workers.dev' ? { kind: 'workers-dev-empty' } : { kind: 'zone', zone: route.via.zone };
+          return respond(exchange);
+        }
         if (ran.result === 'ok') {
           exchange.outcome = { kind: 'worker', script: route.target.script, version: ran.version, result: 'ok' };
           return;

@@ -1,8 +1,8 @@
 /**
  * Workers route patterns, as the platform documents their matching: `[scheme://]host[/path]`,
- * where the only operator is `*`, at the start of the host (`*example.com`: the host and every
- * subhost; `*.example.com`: subhosts only) or at the end of the path (every suffix, the query
- * included). A path without `*` matches that path exactly, and a pattern without a path means
+ * where the only operator is `*` (zero or more of any character), at the start of the host
+ * (`*example.com`: any hostname ending so, the host itself and its subhosts among them;
+ * `*.example.com`: subhosts only) or at the end of the path (every suffix, the query included). A path without `*` matches that path exactly, and a pattern without a path means
  * `/`. A scheme matches only requests of that scheme. Hosts compare case-insensitively, paths
  * case-sensitively.
  *
@@ -54,7 +54,7 @@ export function matchesRoute(route: RoutePattern, scheme: 'http' | 'https', host
       ? hostname === host.name
       : host.kind === 'subhosts'
         ? hostname.endsWith(`.${host.name}`)
-        : hostname === host.name || hostname.endsWith(`.${host.name}`);
+        : hostname.endsWith(host.name);
   if (!hostMatches) return false;
   return path.kind === 'exact' ? target === path.value : target.startsWith(path.value);
 }

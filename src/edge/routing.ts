@@ -22,10 +22,17 @@ export interface WorkerTarget {
   script: string;
 }
 
+/** A zone as routing names it. */
+export interface ZoneRef {
+  id: string;
+  name: string;
+  account: string;
+}
+
 export type Route =
-  | { kind: 'worker'; target: WorkerTarget; via: 'workers.dev' | { zone: string; pattern: string } }
+  | { kind: 'worker'; target: WorkerTarget; via: 'workers.dev' | { zone: ZoneRef; pattern: string } }
   /** A zone's hostname whose request runs no worker: it goes to the zone's origin. */
-  | { kind: 'zone'; zone: { id: string; name: string; account: string }; pattern?: string }
+  | { kind: 'zone'; zone: ZoneRef; pattern?: string }
   /** A workers.dev hostname nothing is deployed at. */
   | { kind: 'workers-dev-empty' }
   /** A hostname the platform does not serve. */
@@ -73,7 +80,7 @@ export function compileRoutes(routes: EdgeRoutes, report: (line: string) => void
       const zoneOf = { id: zone.id, name: zone.name, account: zone.account };
       if (!matched) return { kind: 'zone', zone: zoneOf };
       if (matched.script === null) return { kind: 'zone', zone: zoneOf, pattern: matched.pattern.pattern };
-      return { kind: 'worker', target: { account: zone.account, script: matched.script }, via: { zone: zone.name, pattern: matched.pattern.pattern } };
+      return { kind: 'worker', target: { account: zone.account, script: matched.script }, via: { zone: zoneOf, pattern: matched.pattern.pattern } };
     },
   };
 }

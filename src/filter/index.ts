@@ -8,29 +8,24 @@
  * - `format(ast)` prints a tree back; `parse(format(ast))` gives the same tree
  *   apart from source spans.
  * - `compile(ast, { lists })` gives `evaluate(context)` over a RequestContext
- *   (see context.ts for how field values are given).
+ *   (see evaluate/context.ts for how field values are given).
  * - `FIELD_TYPES` lists every field of the scheme with its type.
  * - `phaseViolations(ast, phase)` lists calls to functions the platform
  *   allows only in other phases (the server refuses them in rules).
+ *
+ * Inside, by what each part does, each reached through its own index.ts:
+ * `language/` (the tree, types, scheme, errors: what every stage shares),
+ * `literals/`, `parse/`, `evaluate/`, `print/`.
  */
-import type { Expression } from './ast';
-import { FilterError } from './errors';
-import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluator';
-import { formatExpression } from './formatter';
-import { parseExpression } from './parser';
-import { FIELDS } from './scheme';
-import type { FilterType } from './types';
+import { type Expression, FilterError, FIELDS, type FilterType } from './language';
+import { type CompileOptions, type CompiledFilter, compileFilter } from './evaluate';
+import { formatExpression } from './print';
+import { parseExpression } from './parse';
 
-export type * from './ast';
-export type { FieldValue, RequestContext } from './context';
-export { FilterContextError } from './context';
-export type { CompileOptions, CompiledFilter } from './evaluator';
-export type { ListValues } from './membership';
-export { FilterError, type Span } from './errors';
-export { MAX_NESTING_DEPTH } from './nesting';
-export { MAX_EXPRESSION_LENGTH } from './parser';
-export { PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations } from './phase-functions';
-export { type FilterType, type ScalarType, typeName } from './types';
+export type * from './language/ast';
+export { type CompileOptions, type CompiledFilter, type FieldValue, FilterContextError, type ListValues, type RequestContext } from './evaluate';
+export { FilterError, type FilterType, PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations, type ScalarType, type Span, typeName } from './language';
+export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './parse';
 
 export type ValidationResult = { readonly ok: true; readonly ast: Expression } | { readonly ok: false; readonly error: FilterError };
 

@@ -7,10 +7,13 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { connectionServerOptions, limitConnections } from '../http-connections';
 import { basePath, createApp, openServerBuckets, openServerStore, type ServerConfig } from '../server';
+import type { DeploymentsReader } from './deployments';
 import type { RuleList } from './settings';
 
 export interface PreparedApi {
   config: ServerConfig;
+  /** What is deployed, as the store reads it (the edge follows it). */
+  deployments: DeploymentsReader;
   /** Listens; resolves with the URL of /client/v4. */
   listen(): Promise<string>;
   /** Lets requests in flight finish, then closes the store and the buckets. */
@@ -63,6 +66,7 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
   let server: Server | undefined;
   return {
     config,
+    deployments: store.deployedWorkers,
     listen: async () => {
       server = await new Promise<Server>((resolve, reject) => {
         const listening = createServer(connectionServerOptions(config.http), app);

@@ -25,6 +25,7 @@
  * [edge]                               # deployed workers, routed by Host
  * enabled = true
  * port = 8789
+ * cpu_ms = 30000                       # a request's CPU time before its worker is cut off
  *
  * [[workers]]
  * config = "workers/site/wrangler.toml"
@@ -91,6 +92,12 @@ function buildFileSchema() {
         enabled: enabled.optional(),
         port: port.optional(),
         host: host.optional(),
+        cpu_ms: z
+          .number(must('a whole number of milliseconds from 10 to 300000'))
+          .int(must('a whole number of milliseconds from 10 to 300000'))
+          .min(10, must('a whole number of milliseconds from 10 to 300000'))
+          .max(300_000, must('a whole number of milliseconds from 10 to 300000'))
+          .optional(),
       })
       .optional(),
     workers: z
@@ -124,7 +131,7 @@ const KEYS: Record<string, string> = {
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account, tls_cert, tls_key',
-  edge: 'enabled, port, host',
+  edge: 'enabled, port, host, cpu_ms',
   workers: 'config, name, enabled, port, host',
   rate_limit: 'enabled, requests, window_seconds',
   faults: 'api, s3',

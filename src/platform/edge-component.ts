@@ -1,32 +1,106 @@
 /**
- * The edge as a component of the platform: deployed workers answering on one port, routed by
- * Host. The HTTP server holds slow clients as the API's does (the same timeouts and connection
- * limit), so that one setting moves every port.
+ * The edge as a component of the platform: the runtime of deployed workers (their buckets from
+ * the platform's catalogue) behind the edge's port, following what the store says is deployed.
+ * The HTTP server holds slow clients as the API's does (the same timeouts and connection limit),
+ * so that one setting moves every port.
  */
-import { startEdgeServer, type EdgeRoutes, type EdgeStages, type RunningEdge, type WorkerDispatcher } from '../edge';
+import type { Logger } from 'pino';
+import { openBucketCatalogue } from '../bucket';
+import { startEdgeServer, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
 import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
+import { WorkersRuntime } from '../runtime';
+import { followDeployments, type DeploymentsReader } from './deployments';
 import type { EdgeSettings } from './settings';
 
 export interface EdgeComponentOptions {
   settings: EdgeSettings;
+  dataDir: string;
+  databaseUrl: string | undefined;
   /** Every port's connection limits (the HTTP_* variables). */
   limits: ConnectionLimits;
-  workers: WorkerDispatcher;
-  routes?: EdgeRoutes;
+  /** What is deployed: the store's read model. */
+  deployments: DeploymentsReader;
+  /** Steps of others around routing (rules, origins, logs). */
   stages?: EdgeStages;
+  logger: Logger;
   report: (line: string) => void;
 }
 
-export async function startEdgeComponent(options: EdgeComponentOptions): Promise<RunningEdge> {
-  const { settings, limits } = options;
-  return startEdgeServer({
-    port: settings.port,
-    hostname: settings.host,
-    serverOptions: connectionServerOptions(limits),
-    maxConnections: limits.maxConnections,
-    workers: options.workers,
-    ...(options.routes ? { routes: options.routes } : {}),
-    ...(options.stages ? { stages: options.stages } : {}),
-    report: options.report,
-  });
+export interface RunningEdgeComponent {
+  url: string;
+  /** Stops taking requests, lets those in flight finish, then stops the workers and closes the buckets. */
+  close(): Promise<void>;
+}
+
+/** One log line per request through the edge, as the API logs its own. */
+function logRequest(logger: Logger) {
+  return (exchange: Exchange) => {
+    const { request, response, outcome } = exchange;
+    const fields = {
+      host: exchange.hostname,
+      method: request.method,
+      path: request.url,
+      status: response.statusCode,
+      ms: Date.now() - exchange.received,
+      ...(outcome ?? {}),
+      ...(response.writableFinished ? {} : { finished: false }),
+    };
+    if (outcome?.kind === 'worker' && outcome.result !== 'ok') logger.warn(fields, 'edge request: the worker failed');
+    else logger.info(fields, 'edge request');
+  };
+}
+
+export async function startEdgeComponent(options: EdgeComponentOptions): Promise<RunningEdgeComponent> {
+  const { settings, limits, logger } = options;
+  const catalogue = await openBucketCatalogue({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  let runtime: WorkersRuntime | undefined;
+  try {
+    runtime = await WorkersRuntime.start({
+      catalogue,
+      cpuMs: settings.cpuMs,
+      log: ({ script, version, level, message }) => logger.info({ script, version, level }, `worker: ${message}`),
+      report: options.report,
+    });
+    const running = runtime;
+    const workers: WorkerDispatcher = {
+      dispatch: async (target, exchange) =>
+        (await running.run(target.account, target.script, {
+          request: exchange.request,
+          response: exchange.response,
+          cf: exchange.cf,
+          clientAddress: exchange.clientAddress,
+          scheme: exchange.scheme,
+        })) ?? { result: 'not-deployed' },
+    };
+    const stages = options.stages ?? {};
+    const edge = await startEdgeServer({
+      port: settings.port,
+      hostname: settings.host,
+      serverOptions: connectionServerOptions(limits),
+      maxConnections: limits.maxConnections,
+      workers,
+      stages: { ...stages, after: [...(stages.after ?? []), logRequest(logger)] },
+      report: options.report,
+    });
+    let following;
+    try {
+      following = await followDeployments({ reader: options.deployments, runtime: running, setRoutes: (routes) => edge.setRoutes(routes), report: options.report });
+    } catch (error) {
+      await edge.close();
+      throw error;
+    }
+    return {
+      url: edge.url,
+      close: async () => {
+        await following.stop();
+        await edge.close();
+        await running.close();
+        await catalogue.close();
+      },
+    };
+  } catch (error) {
+    await runtime?.close();
+    await catalogue.close();
+    throw error;
+  }
 }

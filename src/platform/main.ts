@@ -6,9 +6,8 @@ import pino, { type Logger } from 'pino';
 import { FaultRulesError } from '../faults';
 import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
-import type { WorkerDispatcher } from '../edge';
 import { connectionLimitsFrom, type ConnectionLimits } from '../http-connections';
-import { loadConfig, type ServerConfig } from '../server';
+import { loadConfig, openServerStore, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
@@ -160,13 +159,25 @@ async function main(): Promise<void> {
       components.set('s3', { state: 'running', url: running.url, close: () => running.close() });
     }
     if (settings.edge) {
-      // Nothing is routed until workers can be deployed: every hostname gets the platform's answer.
-      const noWorkers: WorkerDispatcher = { dispatch: async () => ({ result: 'exception', error: 'no worker runtime', written: false }) };
       const edge = settings.edge;
-      const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-        startEdgeComponent({ settings: edge, limits: connections, workers: noWorkers, report: report('edge') }),
-      );
-      components.set('edge', { state: 'running', url: running.url, close: () => running.close() });
+      // What is deployed is the API's store's; with the API off, the edge opens that store alone.
+      let deployments = api?.deployments;
+      let ownStore: { close(): Promise<void> } | undefined;
+      if (!deployments) {
+        const store = await openServerStore(loadConfig(settings.apiEnvironment));
+        deployments = store.deployedWorkers;
+        ownStore = store;
+      }
+      const reader = deployments;
+      try {
+        const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
+          startEdgeComponent({ settings: edge, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, limits: connections, deployments: reader, logger, report: report('edge') }),
+        );
+        components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => ownStore?.close()) });
+      } catch (error) {
+        await ownStore?.close();
+        throw error;
+      }
     }
     if (api) {
       const url = await api.listen();

@@ -43,7 +43,13 @@ export interface S3Settings extends Address {
   tls: { cert: Buffer; key: Buffer } | undefined;
 }
 
-export type EdgeSettings = Address;
+export interface EdgeSettings extends Address {
+  /** A request's CPU time before its worker is cut off (the platform's default: 30 s). */
+  cpuMs: number;
+}
+
+/** The platform's default CPU time per request, which a script's `limits.cpu_ms` may raise to 5 minutes there. */
+export const DEFAULT_CPU_MS = 30_000;
 
 export interface RuleList {
   list: unknown;
@@ -152,7 +158,7 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
   let edge: (Omit<EdgeSettings, 'port'> & { port: number | undefined }) | undefined;
   if (edgeOn) {
     const edgePort = portOf('EDGE_PORT', 'edge.port', written.edge?.port);
-    edge = { port: edgePort.port, host: hostOf('EDGE_HOST', written.edge?.host), portFrom: edgePort.from };
+    edge = { port: edgePort.port, host: hostOf('EDGE_HOST', written.edge?.host), portFrom: edgePort.from, cpuMs: written.edge?.cpu_ms ?? DEFAULT_CPU_MS };
   }
 
   // The workers, each checked as `npm run worker` checks it (file, main, secrets).

@@ -8,6 +8,8 @@ import {
   NotFoundError,
   PreviousWafRetiredError,
   ReadOnlyRulesetError,
+  RuleChangedError,
+  RuleLimitError,
   StoreBusyError,
   StoreError,
   StoreFullError,
@@ -18,6 +20,7 @@ import {
   WorkerVersionNotDeployedError,
 } from '../store';
 import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
+import { tooManyRules } from './rules/check-rules';
 import { previousWafGone } from './waf/previous-waf';
 import { WorkerCodes } from './workers/upload';
 
@@ -65,7 +68,9 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof PreviousWafRetiredError) return previousWafGone(error.zone_id);
   if (error instanceof ReadOnlyRulesetError) return badRequest(error.message, Codes.ruleConstraint);
   if (error instanceof InvalidInputError || error instanceof LatestVersionError) return badRequest(error.message);
-  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof StoreBusyError) {
+  // A rule added meanwhile filled the ruleset: as the check would have said, had it come first.
+  if (error instanceof RuleLimitError) return new ApiError(400, [tooManyRules(error.phase, error.count)]);
+  if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof RuleChangedError || error instanceof StoreBusyError) {
     return serviceUnavailable('it is busy with concurrent writes');
   }
   // The database's own location and the driver's words stay in the log: the client learns what it can act on.

@@ -89,6 +89,33 @@ export class VersionMismatchError extends StoreError {
   }
 }
 
+/** The caller checked a rule at one version, and another write changed it since. */
+export class RuleChangedError extends StoreError {
+  readonly code = 'rule_changed';
+  constructor(
+    readonly ruleset_id: string,
+    readonly rule_id: string,
+    readonly expected: string,
+    readonly actual: string,
+  ) {
+    super(`rule ${rule_id} of ruleset ${ruleset_id} is at version ${actual}, not ${expected}`);
+  }
+}
+
+/** A rule added beyond the most rules its ruleset may hold. */
+export class RuleLimitError extends StoreError {
+  readonly code = 'rule_limit';
+  constructor(
+    readonly ruleset_id: string,
+    readonly phase: string,
+    readonly max_rules: number,
+    /** How many rules the ruleset would then hold. */
+    readonly count: number,
+  ) {
+    super(`ruleset ${ruleset_id} (phase ${phase}) may hold at most ${max_rules} rules, not ${count}`);
+  }
+}
+
 /** An invitation that was already answered (or expired) cannot be answered again. */
 export class InvitationAlreadyAnsweredError extends StoreError {
   readonly code = 'invitation_already_answered';

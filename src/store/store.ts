@@ -139,15 +139,17 @@ export interface RuleWriteOptions extends RulesetWriteOptions {
   position?: RulePosition;
 }
 
-/**
- * The caller's own checks of a write against the ruleset it changes. The store finds the ruleset
- * writable from the scope first (once, under the ruleset's lock, in the write's transaction:
- * NotFoundError, ReadOnlyRulesetError), then calls `check` with the ruleset as it stands, before
- * anything is written; whatever `check` throws refuses the write. Inside `check`, read through the
- * `tx` repositories of the transaction the write runs in, never the store itself.
- */
-export interface CheckedWrite {
-  check?: (current: Ruleset) => void | Promise<void>;
+export interface RuleAddOptions extends RuleWriteOptions {
+  /** The most rules the ruleset may hold once the rule is added (a limit of its phase): RuleLimitError beyond it. */
+  max_rules?: number;
+}
+
+export interface RuleUpdateOptions extends RuleWriteOptions {
+  /**
+   * Refuse the write (RuleChangedError) unless the rule is at this version: the caller checked the
+   * rule as it was then, and a patch applied to another version of it would not be what it checked.
+   */
+  expected_rule_version?: string;
 }
 
 export interface RulesetRepository {
@@ -158,10 +160,16 @@ export interface RulesetRepository {
   getVersion(scope: RulesetScope, id: string, version: string): Promise<Ruleset | null>;
   /** The phase entry point: kind `zone` in a zone, kind `root` in an account. */
   getEntryPoint(scope: RulesetScope, phase: string): Promise<Ruleset | null>;
+  /**
+   * The ruleset as a write from `scope` would find it, for the checks a caller makes before it
+   * writes. Throws NotFoundError (not visible from the scope) and ReadOnlyRulesetError (managed
+   * by the platform, from any scope), as the write itself would.
+   */
+  getWritable(scope: RulesetScope, id: string): Promise<Ruleset>;
   /** Creates a ruleset at version 1. Throws EntryPointExistsError for a second entry point of a phase. */
   create(scope: RulesetScope, input: RulesetInput): Promise<Ruleset>;
   /** Replaces all rules (and optionally name and description); the version goes up by one. */
-  update(scope: RulesetScope, id: string, update: RulesetUpdate, options?: RulesetWriteOptions & CheckedWrite): Promise<Ruleset>;
+  update(scope: RulesetScope, id: string, update: RulesetUpdate, options?: RulesetWriteOptions): Promise<Ruleset>;
   /** Creates the phase entry point when absent, else replaces its rules. */
   putEntryPoint(
     scope: RulesetScope,
@@ -180,13 +188,13 @@ export interface RulesetRepository {
     rulesetId: string,
     ruleId: string,
     patch: RulePatch,
-    options?: RuleWriteOptions & CheckedWrite,
+    options?: RuleUpdateOptions,
   ): Promise<Ruleset>;
   /**
    * Adds one rule (a new id, version 1) and answers the whole ruleset. Throws NotFoundError,
    * ReadOnlyRulesetError, InvalidInputError (a position outside the ruleset).
    */
-  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleWriteOptions & CheckedWrite): Promise<Ruleset>;
+  addRule(scope: RulesetScope, rulesetId: string, rule: RuleInput, options?: RuleAddOptions): Promise<Ruleset>;
   /** Removes one rule and answers the whole ruleset. Throws NotFoundError, ReadOnlyRulesetError. */
   deleteRule(scope: RulesetScope, rulesetId: string, ruleId: string, options?: RulesetWriteOptions): Promise<Ruleset>;
   /**

@@ -4,7 +4,8 @@
  * account's workers.dev subdomain and zone routes. Field names are the API's where the API
  * shows them.
  */
-import type { Timestamp } from './types';
+/** An ISO 8601 instant, as the API shows it (the same as `Timestamp` in types.ts; kept local so both records files stand on the ground floor). */
+type Timestamp = string;
 
 /** How a module's bytes are read, as the platform names module types. */
 export const MODULE_TYPES = ['esm', 'commonjs', 'text', 'data', 'wasm', 'sourcemap'] as const;

@@ -2,13 +2,14 @@
 // AES-256-CTR run from the segment's start, including initial counter blocks whose increment
 // carries across bytes and wraps the 128-bit counter, across segment boundaries, and through a
 // source read in chunks that do not fall on blocks.
-import { createCipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createSecretKey, randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { openBytes, type CipherSegment } from '../../src/bucket/ctr-cipher';
 import type { ChunkSource } from '../../src/bucket/engine';
 
-const key = randomBytes(32);
-const sealed = (plain: Buffer, iv: Buffer) => createCipheriv('aes-256-ctr', key, iv).update(plain);
+const raw = randomBytes(32);
+const key = createSecretKey(raw);
+const sealed = (plain: Buffer, iv: Buffer) => createCipheriv('aes-256-ctr', raw, iv).update(plain);
 
 /** A source handing out `bytes` in chunks of `size`. */
 function chunked(bytes: Buffer, size: number): ChunkSource {

@@ -13,7 +13,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   [mock, server] = await Promise.all([startPrism(), startServer()]);
-});
+}, 150_000);
 afterAll(async () => {
   await Promise.all([mock?.stop(), server?.stop()]);
 });
@@ -83,6 +83,17 @@ describe('the mock answers as the server does', () => {
     const missing = await answer('example=no-such-example');
     expect(missing.body).toMatchObject({ success: false, result: null });
     expect(missing.body.errors[0]!.message).toContain('exampleKey: no-such-example does not exist');
+  });
+
+  it('answers data generated from the schema on Prefer: dynamic=true, as Prism does', async () => {
+    const example = await fetch(`${mock.baseUrl}/zones/${zone}`, { headers: bearer }).then(envelope);
+    const generated = await fetch(`${mock.baseUrl}/zones/${zone}`, { headers: { ...bearer, Prefer: 'dynamic=true' } }).then(envelope);
+    expect(generated.status).toBe(200);
+    expect(generated.body.success).toBe(true);
+    const zoneAnswer = generated.body.result as { id: unknown; name: unknown };
+    expect(typeof zoneAnswer.id).toBe('string');
+    expect(typeof zoneAnswer.name).toBe('string');
+    expect(generated.body.result).not.toEqual(example.body.result);
   });
 
   it('answers an unknown route with 404 (7003, 7000), with or without credentials', async () => {

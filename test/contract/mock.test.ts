@@ -22,7 +22,7 @@ let api: ApiClient;
 beforeAll(async () => {
   mock = await startPrism();
   api = createApiClient({ baseUrl: mock.baseUrl, credentials: { token: 'mock-token' } });
-});
+}, 150_000);
 afterAll(async () => {
   await mock?.stop();
 });

@@ -10,15 +10,19 @@ export interface RunningMock {
   stop(): Promise<void>;
 }
 
-/** Starts the mock as `npm run mock` does (Prism's engine behind the API's front door) on a free loopback port. */
+/**
+ * Starts the mock as `npm run mock` does (Prism's engine behind the API's front door, from its
+ * bundle, rebuilt first if out of date) on a free loopback port.
+ */
 export async function startPrism(): Promise<RunningMock> {
   const port = await freePort();
-  const child: ChildProcess = spawn(path.join(root, 'node_modules/.bin/tsx'), ['scripts/mock.ts'], {
+  const child: ChildProcess = spawn(process.execPath, ['scripts/mock.mjs'], {
     cwd: root,
     stdio: 'ignore',
     env: { ...process.env, PORT: String(port), DO_NOT_TRACK: '1' },
   });
-  await waitForPort(port, 30_000);
+  // A bundle out of date is built first (some 20 s on a busy machine).
+  await waitForPort(port, 120_000);
   return {
     baseUrl: `http://127.0.0.1:${port}/client/v4`,
     stop: () =>

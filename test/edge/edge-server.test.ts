@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEdgeServer, type EdgeRoutes, type Exchange, type Outcome, type RunningEdge, type WorkerDispatcher, type WorkerResult } from '../../src/edge';
 
 const ROUTES: EdgeRoutes = {
-  workersDev: [{ account: 'a1', subdomain: 'team', scripts: ['hello', 'thrower', 'spinner', 'half'] }],
+  workersDev: [{ account: 'a1', subdomain: 'team', scripts: ['hello', 'thrower', 'spinner', 'half', 'gone'] }],
   zones: [
-    { id: 'z1', name: 'example.com', account: 'a1', routes: [{ pattern: 'example.com/app/*', script: 'hello' }] },
+    { id: 'z1', name: 'example.com', account: 'a1', routes: [{ pattern: 'example.com/app/*', script: 'hello' }, { pattern: 'example.com/gone/*', script: 'gone' }] },
     { id: 'z2', name: 'origin.test', account: 'a1', routes: [] },
   ],
 };
@@ -17,6 +17,7 @@ const ROUTES: EdgeRoutes = {
 /** Runs "workers" by name: one answers with what it saw, the others fail as workers can. */
 const workers: WorkerDispatcher = {
   async dispatch(target, exchange): Promise<WorkerResult> {
+    if (target.script === 'gone') return { result: 'not-deployed' };
     if (target.script === 'thrower') return { result: 'exception', version: 'v1', error: 'Error: boom', written: false };
     if (target.script === 'spinner') return { result: 'exceeded-resources', version: 'v1', written: false };
     if (target.script === 'half') {
@@ -136,6 +137,12 @@ describe('the edge', () => {
     expect([noOrigin.status, noOrigin.body]).toEqual([530, 'error code: 1016']);
     const head = await request(edge, 'example.org', '/', 'HEAD');
     expect([head.status, head.headers['content-length'], head.body]).toEqual([530, '16', '']);
+  });
+
+  it('answers a script deleted on its way to the routes as if no route named it', async () => {
+    expect((await request(edge, 'gone.team.workers.dev')).body).toBe('There is nothing here yet.');
+    expect((await request(edge, 'example.com', '/gone/x')).body).toBe('error code: 1016');
+    expect((await request(withOrigin, 'example.com', '/gone/x')).body).toBe('origin of example.com');
   });
 
   it('sends a zone request no route runs a worker for to the origin step when there is one', async () => {

@@ -1,8 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { type RequestContext, compile, parse } from '../../src/filter/index';
-import { FUNCTION_LIBRARY } from '../../src/filter/function-library';
-import { FUNCTIONS } from '../../src/filter/scheme';
+import { FUNCTION_LIBRARY } from '../../src/filter/evaluate/function-library';
+import { FUNCTIONS } from '../../src/filter/language/scheme';
 
 function holds(expression: string, context: RequestContext): boolean {
   return compile(parse(expression)).evaluate(context);

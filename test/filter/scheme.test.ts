@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FIELD_TYPES, typeName } from '../../src/filter/index';
-import { FIELDS, FUNCTIONS, paramAt } from '../../src/filter/scheme';
+import { FIELDS, FUNCTIONS, paramAt } from '../../src/filter/language/scheme';
 
 describe('scheme loaded from the catalogue', () => {
   it('knows every field with its engine type', () => {

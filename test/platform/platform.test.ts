@@ -156,7 +156,7 @@ describe('a configuration file', () => {
     }
   });
 
-  it('turns components off: the API alone, or the S3 endpoint alone', async () => {
+  it('turns components off: the API alone, the edge alone, or the S3 endpoint alone', async () => {
     const cwd = withFiles({ 'api-only.toml': '[s3]\nenabled = false\n', 's3-only.jsonc': '// JSON with comments is read too\n{ "api": { "enabled": false }, "s3": { "port": 0 }, "edge": { "enabled": false }, }\n' });
     const apiOnly = await startPlatform(cwd, ['--config', 'api-only.toml'], { PORT: '0', API_TOKEN: TOKEN });
     try {
@@ -166,6 +166,14 @@ describe('a configuration file', () => {
       expect(ready.components).toEqual({ edge: { state: 'running', url: apiOnly.urls.edge }, api: { state: 'running', url: apiOnly.urls.api } });
     } finally {
       expect(await apiOnly.stop()).toBe(0);
+    }
+    // The edge alone reads what is deployed from the store itself.
+    const edgeOnly = await startPlatform(withFiles({ 'platform.toml': '[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[edge]\nport = 0\n' }), [], { DATA_DIR: temporaryDirectory() });
+    try {
+      expect(Object.keys(edgeOnly.urls)).toEqual(['edge']);
+      expect(await edgeRequest(edgeOnly, 'example.org')).toEqual({ status: 530, body: 'error code: 1001' });
+    } finally {
+      expect(await edgeOnly.stop()).toBe(0);
     }
     const s3Only = await startPlatform(cwd, ['--config', 's3-only.jsonc']);
     try {

@@ -44,15 +44,15 @@ describe('ports', () => {
     expect([zero.api!.port, zero.s3!.port, zero.edge!.port, zero.workers[0]!.port]).toEqual([0, 0, 0, 7000]);
   });
 
-  it('puts the edge after the S3 endpoint, moved by EDGE_PORT and EDGE_HOST, turned off by enabled = false', () => {
-    const { settings } = settingsOf('[edge]\nport = 7000\n', { EDGE_PORT: '7100', EDGE_HOST: '0.0.0.0' });
-    expect(settings().edge).toEqual({ port: 7100, host: '0.0.0.0', portFrom: 'EDGE_PORT' });
-    expect(resolveSettings(undefined, {}).edge).toEqual({ port: 8789, host: '127.0.0.1', portFrom: 'default' });
+  it('puts the edge after the S3 endpoint, moved by EDGE_PORT and EDGE_HOST, turned off by enabled = false, its CPU limit checked', () => {
+    const { settings } = settingsOf('[edge]\nport = 7000\ncpu_ms = 50\n', { EDGE_PORT: '7100', EDGE_HOST: '0.0.0.0' });
+    expect(settings().edge).toEqual({ port: 7100, host: '0.0.0.0', portFrom: 'EDGE_PORT', cpuMs: 50 });
+    expect(resolveSettings(undefined, {}).edge).toEqual({ port: 8789, host: '127.0.0.1', portFrom: 'default', cpuMs: 30_000 });
     expect(settingsOf('[edge]\nenabled = false\n').settings().edge).toBeUndefined();
-    const bad = settingsOf('[edge]\nport = "x"\nzones = 1\n');
+    const bad = settingsOf('[edge]\ncpu_ms = 5\nzones = 1\n');
     expect(problemsOf(bad.settings)).toEqual([
-      `${bad.file}: edge.port: must be a port from 0 to 65535, not "x"`,
-      `${bad.file}: edge.zones: unknown key (keys of edge: enabled, port, host)`,
+      `${bad.file}: edge.cpu_ms: must be a whole number of milliseconds from 10 to 300000, not 5`,
+      `${bad.file}: edge.zones: unknown key (keys of edge: enabled, port, host, cpu_ms)`,
     ]);
   });
 

@@ -1,9 +1,11 @@
 // A query compiled once answers exactly what building the same query each time answers, for any
-// arguments, with constants kept and object members bound, inside and outside a transaction.
+// arguments, with constants kept and object members bound, inside and outside a transaction; and a
+// query whose SQL would depend on its arguments fails at once (compile-once.test-d.ts: at the type
+// level).
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, SqliteDialect, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileOnce, firstRow } from '../../src/store/query/compile-once';
+import { compileOnce, firstRow, type Param, type Params } from '../../src/store/query/compile-once';
 import type { Database } from '../../src/store/schema/tables';
 
 let db: Kysely<Database>;
@@ -15,10 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => db.destroy());
 
-const byZoneAndPhase = compileOnce((d, zone: string, phase: string) =>
+const byZoneAndPhase = compileOnce((d, zone: Param<string>, phase: Param<string>) =>
   d.selectFrom('rulesets').select(['id', 'version']).where('kind', '=', sql.lit('zone')).where('zone_id', '=', zone).where('phase', '=', phase),
 );
-const bump = compileOnce((d, change: { id: string; from: number; to: number }) =>
+const bump = compileOnce((d, change: Params<{ id: string; from: number; to: number }>) =>
   d.updateTable('rulesets').set({ version: change.to }).where('id', '=', change.id).where('version', '=', change.from),
 );
 
@@ -63,5 +65,31 @@ describe('compileOnce', () => {
     await byZoneAndPhase(logged, 'z1', 'p1');
     await logged.destroy();
     expect(seen.at(-1)).toBe(built.sql);
+  });
+  it('refuses, at the call that passes it, a value that could change the SQL built once, and runs nothing', async () => {
+    const logged: string[] = [];
+    const watched = new Kysely<Database>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }), log: (event) => void logged.push(event.query.sql) });
+    await sql`create table rulesets (id text, kind text, phase text, zone_id text, version integer, last_updated text)`.execute(watched);
+    logged.length = 0;
+    // Kysely leaves a column set to undefined out of an update: the SQL built once would no longer say what the call means.
+    const setPhase = compileOnce((d, row: Params<{ id: string; phase: string }>) => d.updateTable('rulesets').set({ phase: row.phase }).where('id', '=', row.id));
+    await setPhase(watched, { id: 'a', phase: 'p' });
+    const asIfOptional = { id: 'b' } as unknown as { id: string; phase: string };
+    expect(() => setPhase(watched, asIfOptional)).toThrow(
+      'argument 1 (member phase) of a query compiled once is undefined: only strings, numbers and null are bound to SQL built once',
+    );
+    const asIfOne = ['a', 'b'] as unknown as string;
+    expect(() => byZoneAndPhase(watched, asIfOne, 'p1')).toThrow('argument 1 of a query compiled once is a list');
+    expect(logged).toEqual(['update "rulesets" set "phase" = ? where "id" = ?']);
+    await watched.destroy();
+  });
+
+  it('fails the first call of a query whose building reads an argument as a value or lists its members', () => {
+    // Types let a template literal through; the stand-in refuses to become text.
+    const byName = compileOnce((d, name: Param<string>) => d.selectFrom('rulesets').selectAll().where('id', '=', sql.lit(`${name}`)));
+    expect(() => byName(db, 'a')).toThrow('argument 1 was read as text or a number while its query was built once');
+    // Spreading an object argument lists its members: which columns it has would be the first call's.
+    const setWhole = compileOnce((d, row: Params<{ kind: string; phase: string }>) => d.updateTable('rulesets').set({ ...row }));
+    expect(() => setWhole(db, { kind: 'zone', phase: 'p1' })).toThrow('the members of argument 1 were listed while its query was built once');
   });
 });

@@ -1,7 +1,7 @@
-// Where our host and Miniflare may answer the same request differently, each for a reason given
+// Where our host, Miniflare and the runtime of deployed workers may answer the same request differently, each for a reason given
 // in the table of allowed differences in docs/buckets-and-workers.md. Everything else must agree.
 
-export type Runtime = 'host' | 'miniflare';
+export type Runtime = 'host' | 'miniflare' | 'deployed';
 
 export interface RuntimeAnswers {
   /**
@@ -15,4 +15,6 @@ export interface RuntimeAnswers {
 export const differences: Record<Runtime, RuntimeAnswers> = {
   host: { unsatisfiableRange: 'refused' },
   miniflare: { unsatisfiableRange: 'whole object' },
+  // workerd's own binding over our bucket runtime (what `npm start` deploys).
+  deployed: { unsatisfiableRange: 'refused' },
 };

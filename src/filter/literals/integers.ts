@@ -2,8 +2,7 @@
  * Integer literals: 64-bit, decimal (optionally negative), `0x` hexadecimal,
  * and octal when written with a leading `0`; `a..b` ranges inside sets.
  */
-import type { IntLiteral, IntRangeItem } from '../ast';
-import { type Cursor, isHexDigit } from '../cursor';
+import { type IntLiteral, type IntRangeItem, type Cursor, isHexDigit } from '../language';
 import { I64, parseRadix } from './radix';
 
 function digitsValue(c: Cursor, from: number, radix: number): bigint {

@@ -2,8 +2,7 @@
  * IP literals: a plain address after `eq`/`ne`; in sets also CIDR networks
  * (mask bounds by family, host bits zero) and `first..last` ranges of one family.
  */
-import type { IpCidrItem, IpLiteral, IpRangeItem } from '../ast';
-import { type Cursor, isHexDigit } from '../cursor';
+import { type IpCidrItem, type IpLiteral, type IpRangeItem, type Cursor, isHexDigit } from '../language';
 import { type IpValue, familyBits, formatIp, hostMask, parseIp } from './ip-address';
 import { U8, parseRadix } from './radix';
 

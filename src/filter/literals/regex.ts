@@ -6,8 +6,7 @@
  * linear time, through their RE2 translation.
  */
 import { RE2JS } from 're2js';
-import type { RegexLiteral } from '../ast';
-import type { Cursor } from '../cursor';
+import type { RegexLiteral, Cursor } from '../language';
 import { formatRegexError, translateRegex } from './regex-dialect';
 import { lexRawText } from './strings';
 

@@ -2,8 +2,7 @@
  * The right side of `in`: a set `{a b c}` (items separated by spaces, no
  * commas; each item read by the left side's type) or a list reference `$name`.
  */
-import type { ListReference, SetItem, SetLiteral } from '../ast';
-import type { Cursor } from '../cursor';
+import type { ListReference, SetItem, SetLiteral, Cursor } from '../language';
 
 /**
  * `$name`: lower-case letters, digits, `_` and `.`, not starting or ending

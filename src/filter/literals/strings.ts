@@ -2,9 +2,7 @@
  * String literals: quoted (`"a\"b\x41\101"`), raw (`r"..."`, `r#"..."#`) and
  * byte strings (`61:62-63.64`). Values are binary strings (see bytes.ts).
  */
-import type { BytesLiteral } from '../ast';
-import { utf8ToBinary } from '../bytes';
-import type { Cursor } from '../cursor';
+import { type BytesLiteral, utf8ToBinary, type Cursor } from '../language';
 import { U8, parseRadix } from './radix';
 
 const MAX_RAW_HASHES = 255;

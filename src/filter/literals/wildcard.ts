@@ -4,7 +4,7 @@
  * Matching is a left-to-right search of the literal pieces between stars, so it
  * takes time linear in the value for each piece (no backtracking).
  */
-import { asciiLower } from '../bytes';
+import { asciiLower } from '../language';
 
 export interface CompiledWildcard {
   matches(value: string): boolean;

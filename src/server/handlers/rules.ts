@@ -1,21 +1,27 @@
 import type { components } from '../../../generated/api';
-import type { Repositories, Rule, RuleInput, RulePatch, Ruleset, RuleWriteOptions } from '../../store';
+import { RuleChangedError, type Repositories, type Rule, type RuleInput, type RulePatch, type Ruleset, type RuleWriteOptions } from '../../store';
 import { ApiError, Codes, notFound } from '../http/errors';
 import type { Handlers } from '../operations';
-import { checkRules, type RuleCheckScope } from '../rules/check-rules';
+import { checkRules, maxRules, type RuleCheckScope } from '../rules/check-rules';
 import { toApiRuleset, toRuleInputs } from '../rules/rule-inputs';
 import { ruleSchemaErrors } from '../rules/rule-schema';
 import { accountOwners, zoneOwners, type Owner, type OwnerKind, type TwinContext } from './owners';
 
 /*
- * Single rules of a ruleset, added, changed and removed, in zones and accounts. Each write is
- * checked once: the store finds the ruleset writable from the owner (a platform-managed one is
- * refused as such, 400 20200, rather than hidden behind a 404) and hands the ruleset as it stands
- * to the write's `check`, in the write's transaction.
+ * Single rules of a ruleset, added, changed and removed, in zones and accounts. Each write reads
+ * the ruleset as a write finds it (a platform-managed one is refused as such, 400 20200, rather
+ * than hidden behind a 404), checks the request against it, then makes one store call, whose
+ * transaction does only the store's work. What was checked holds at the write: a ruleset's phase
+ * and kind never change, the rules others add meanwhile were checked by their own writes (the
+ * phase's rule limit the store holds at the write), and a patch is applied only to the rule
+ * version it was checked against.
  */
 
 type ApiRule = components['schemas']['Rule'];
 type ApiRulePatch = Omit<components['schemas']['RulePatch'], 'position'>;
+
+/** How often a PATCH reads and checks again when another PATCH of the same rule came between its check and its write. */
+const PATCH_ATTEMPTS = 16;
 
 /** `position` as the store takes it (the document lets exactly one member through); absent means the default place. */
 function placement(position: components['schemas']['RulePosition'] | undefined): RuleWriteOptions {
@@ -26,8 +32,8 @@ function placement(position: components['schemas']['RulePosition'] | undefined):
 }
 
 /** What rules going into `current` are checked against. */
-function checkScope(current: Ruleset, owner: Owner, tx: Repositories): RuleCheckScope {
-  return { phase: current.phase, kind: current.kind, accountId: owner.accountId, repositories: tx };
+function checkScope(current: Ruleset, owner: Owner, repositories: Repositories): RuleCheckScope {
+  return { phase: current.phase, kind: current.kind, accountId: owner.accountId, repositories };
 }
 
 /** A changed action drops the old action's parameters unless new ones are sent (as the store does on a PATCH). */
@@ -45,23 +51,28 @@ function mergeRule(existing: Rule, patch: ApiRulePatch): MergedRule {
   return merged;
 }
 
+/** The merged rule checked whole: against the rule's schema, then as a rule of the ruleset. */
+async function checkMerged(merged: MergedRule, scope: RuleCheckScope): Promise<void> {
+  const schemaErrors = ruleSchemaErrors(merged);
+  if (schemaErrors.length > 0) {
+    throw new ApiError(400, schemaErrors.map((message) => ({ code: Codes.invalidRequest, message: `merged ${message}` })));
+  }
+  await checkRules([merged], scope, () => 'rule');
+}
+
 /** The rules of the rulesets of a zone or an account (`owners`). */
 function ruleOperations(owners: OwnerKind) {
   return {
     /** One rule added: the ruleset as it will be is checked as a PUT of it would be (constraints across rules included). */
     async create(context: TwinContext<'createZoneRulesetRule', 'createAccountRulesetRule'>) {
+      const { ruleset_id } = context.params;
       const owner = await owners.of(context);
       const { position, ...rule } = context.body as ApiRule;
       const [input] = toRuleInputs([{ ...rule, id: '' } as ApiRule]);
-      const ruleset = await context.store.transaction((tx) =>
-        tx.rulesets.addRule(owner.scope, context.params.ruleset_id, input!, {
-          ...placement(position),
-          check: (current) => {
-            const added = current.rules.length;
-            return checkRules([...current.rules, input!], checkScope(current, owner, tx), (i) => (i === added ? 'rule' : `rules[${i}]`));
-          },
-        }),
-      );
+      const current = await context.store.rulesets.getWritable(owner.scope, ruleset_id);
+      const added = current.rules.length;
+      await checkRules([...current.rules, input!], checkScope(current, owner, context.store), (i) => (i === added ? 'rule' : `rules[${i}]`));
+      const ruleset = await context.store.rulesets.addRule(owner.scope, ruleset_id, input!, { ...placement(position), max_rules: maxRules(current.phase) });
       return { result: toApiRuleset(ruleset) };
     },
 
@@ -70,22 +81,19 @@ function ruleOperations(owners: OwnerKind) {
       const { ruleset_id, rule_id } = context.params;
       const owner = await owners.of(context);
       const { position, ...patch } = context.body;
-      const ruleset = await context.store.transaction((tx) =>
-        tx.rulesets.updateRule(owner.scope, ruleset_id, rule_id, patch as RulePatch, {
-          ...placement(position),
-          check: async (current) => {
-            const existing = current.rules.find((rule) => rule.id === rule_id);
-            if (!existing) throw notFound(context.path);
-            const merged = mergeRule(existing, patch);
-            const schemaErrors = ruleSchemaErrors(merged);
-            if (schemaErrors.length > 0) {
-              throw new ApiError(400, schemaErrors.map((message) => ({ code: Codes.invalidRequest, message: `merged ${message}` })));
-            }
-            await checkRules([merged], checkScope(current, owner, tx), () => 'rule');
-          },
-        }),
-      );
-      return { result: toApiRuleset(ruleset) };
+      for (let attempt = 1; ; attempt += 1) {
+        const current = await context.store.rulesets.getWritable(owner.scope, ruleset_id);
+        const existing = current.rules.find((rule) => rule.id === rule_id);
+        if (!existing) throw notFound(context.path);
+        await checkMerged(mergeRule(existing, patch), checkScope(current, owner, context.store));
+        try {
+          const options = { ...placement(position), expected_rule_version: existing.version };
+          return { result: toApiRuleset(await context.store.rulesets.updateRule(owner.scope, ruleset_id, rule_id, patch as RulePatch, options)) };
+        } catch (error) {
+          // Another PATCH of this rule came first: the patch would now apply to a rule not checked.
+          if (!(error instanceof RuleChangedError) || attempt === PATCH_ATTEMPTS) throw error;
+        }
+      }
     },
 
     async delete(context: TwinContext<'deleteZoneRulesetRule', 'deleteAccountRulesetRule'>) {

@@ -101,14 +101,10 @@ function rulesetOperations(owners: OwnerKind) {
       const owner = await owners.of(context);
       const { rules, ...rest } = context.body;
       checkRuleList(rules);
-      const ruleset = await context.store.transaction((tx) =>
-        tx.rulesets.update(
-          owner.scope,
-          context.params.ruleset_id,
-          { ...rest, rules: toRuleInputs(rules) },
-          { check: (current) => checkRules(rules, { phase: current.phase, kind: current.kind, accountId: owner.accountId, repositories: tx }) },
-        ),
-      );
+      // Checked before the write: a ruleset's phase and kind, all the check reads of it, never change.
+      const current = await context.store.rulesets.getWritable(owner.scope, context.params.ruleset_id);
+      await checkRules(rules, { phase: current.phase, kind: current.kind, accountId: owner.accountId, repositories: context.store });
+      const ruleset = await context.store.rulesets.update(owner.scope, context.params.ruleset_id, { ...rest, rules: toRuleInputs(rules) });
       return { result: toApiRuleset(ruleset) };
     },
 

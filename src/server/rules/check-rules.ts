@@ -23,13 +23,25 @@ export interface RuleCheckScope {
 
 type CheckedRule = Pick<RuleInput, 'action' | 'action_parameters' | 'expression'>;
 
+/** Phases whose rulesets hold a limited number of rules: the most, as the platform says it. */
+const ruleLimits: Record<string, { max: number; held: string }> = { http_log_custom_fields: { max: 1, held: 'one log_custom_field rule' } };
+
+/** The most rules a ruleset of the phase may hold; undefined where the phase has no limit. */
+export function maxRules(phase: string): number | undefined {
+  return ruleLimits[phase]?.max;
+}
+
+/** A ruleset of `phase` given `count` rules, more than its phase allows. */
+export function tooManyRules(phase: string, count: number): ErrorItem {
+  return { code: Codes.ruleConstraint, message: `the ${phase} ruleset holds ${ruleLimits[phase]?.held ?? `at most ${maxRules(phase)} rules`}, not ${count}` };
+}
+
 /** Checks rules for a ruleset; throws one ApiError listing every violation (400). */
 export async function checkRules(rules: readonly CheckedRule[], scope: RuleCheckScope, label = (i: number) => `rules[${i}]`): Promise<void> {
   const errors: ErrorItem[] = [];
   const allowed = actionsByPhase[scope.phase] ?? [];
-  if (scope.phase === 'http_log_custom_fields' && rules.length > 1) {
-    errors.push({ code: Codes.ruleConstraint, message: `the http_log_custom_fields ruleset holds one log_custom_field rule, not ${rules.length}` });
-  }
+  const max = maxRules(scope.phase);
+  if (max !== undefined && rules.length > max) errors.push(tooManyRules(scope.phase, rules.length));
   for (const [i, rule] of rules.entries()) {
     const at = label(i);
     const parsed = validate(rule.expression);

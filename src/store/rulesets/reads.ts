@@ -1,10 +1,11 @@
-import type { CompiledOnce } from '../query/compile-once';
+import { ReadOnlyRulesetError } from '../errors';
+import { firstRow, type CompiledOnce } from '../query/compile-once';
 import type { ReadContext } from '../transaction/context';
 import type { Executor } from '../transaction/executor';
 import type { Ruleset, RulesetScope } from '../types';
 import { rulesetLock } from '../write-locks';
 import type { RulesetRow } from './rows';
-import { entryPointRow, entryPointVersionOf, isPlatformOwned, isVisible, loadRuleset, versionById, visibleRow, type Queryable } from './statements';
+import { entryPointRow, entryPointVersionOf, isPlatformOwned, isVisible, loadRuleset, rulesetById, versionById, visibleRow, type Queryable } from './statements';
 import type { RulesetCaches } from './version-cache';
 import { claimsOf } from './versioning';
 
@@ -37,6 +38,22 @@ const everyRow = () => true;
 /** The ruleset `id` if the scope may read it (see isVisible). */
 export function visibleRuleset(scope: RulesetScope, id: string) {
   return new RulesetLookup(scope, (db) => visibleRow(db, scope, id), versionById, [id], (row) => isVisible(row, scope), id);
+}
+
+/**
+ * The ruleset `id` as a write from the scope finds it: a platform-managed one refused as such from
+ * any scope (ReadOnlyRulesetError), one the scope cannot see not found.
+ */
+export function writableRulesetLookup(scope: RulesetScope, id: string) {
+  const writable = (row: Pick<RulesetRow, 'zone_id' | 'account_id'>) => {
+    if (isPlatformOwned(row)) throw new ReadOnlyRulesetError(id);
+    return isVisible(row, scope);
+  };
+  const findRow = async (db: Queryable) => {
+    const row = await firstRow(rulesetById(db, id));
+    return row !== undefined && writable(row) ? row : undefined;
+  };
+  return new RulesetLookup(scope, findRow, versionById, [id], writable, id);
 }
 
 /** The scope's entry point of a phase. */

@@ -7,7 +7,7 @@ import type { Executor } from '../transaction/executor';
 import type { PageRequest, Ruleset, RulesetScope } from '../types';
 import { entryPointLock } from '../write-locks';
 import { toSummary } from './rows';
-import { entryPoint, lockedRow, platformRulesetInMemory, readRulesetBy, visibleRuleset } from './reads';
+import { entryPoint, lockedRow, platformRulesetInMemory, readRulesetBy, visibleRuleset, writableRulesetLookup } from './reads';
 import { entryPointKind, entryPointRow, visibleRow, type Queryable } from './statements';
 import type { RulesetCaches } from './version-cache';
 import { addRule, createRuleset, deleteRule, deleteRuleset, updateRule, updateRuleset, writableRuleset } from './writes';
@@ -59,6 +59,12 @@ export function rulesetRepository(executor: Executor, caches: RulesetCaches): Ru
 
     getEntryPoint: (scope, phase) => readRulesetBy(executor, caches, entryPoint(scope, phase)),
 
+    getWritable: async (scope, id) => {
+      const ruleset = await readRulesetBy(executor, caches, writableRulesetLookup(scope, id));
+      if (ruleset === null) throw new NotFoundError('ruleset', id);
+      return ruleset;
+    },
+
     create: (scope, input) =>
       executor.write(async (ctx) => {
         if (input.kind === entryPointKind(scope)) await ctx.lock(entryPointLock(scope, input.phase));
@@ -67,7 +73,7 @@ export function rulesetRepository(executor: Executor, caches: RulesetCaches): Ru
 
     update: (scope, id, update, options) =>
       executor.write(async (ctx) => {
-        const { row } = await writableRuleset(ctx, caches, scope, id, options?.check);
+        const { row } = await writableRuleset(ctx, caches, scope, id);
         return updateRuleset(ctx, caches, row, update, options);
       }),
 

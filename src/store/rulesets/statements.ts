@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import { compileOnce, firstRow } from '../query/compile-once';
+import { compileOnce, firstRow, type Param, type Params } from '../query/compile-once';
 import { NotFoundError } from '../errors';
 import type { Database } from '../schema/tables';
 import type { Ruleset, RulesetScope } from '../types';
@@ -8,16 +8,16 @@ import { toRule, toSummary, type RuleRow, type RulesetRow, type StoredRule } fro
 export type Queryable = Kysely<Database>;
 
 /*
- * The statements every ruleset read or rule write runs, compiled once (see compile-once.ts), and
+ * The statements every ruleset read or rule write runs, compiled once (see query/compile-once.ts), and
  * the row finders built on them. The entry point's kind is a literal, not a parameter: only then
  * can the planner use the partial unique index on entry points (WHERE kind = 'zone' / 'root'), a
  * third of the cost of that read.
  */
 
-export const rulesetById = compileOnce((db, id: string) => db.selectFrom('rulesets').selectAll().where('id', '=', id));
+export const rulesetById = compileOnce((db, id: Param<string>) => db.selectFrom('rulesets').selectAll().where('id', '=', id));
 
 /** The entry point of a phase at either level (a zone's kind `zone`, an account's kind `root`). */
-function entryPointQuery(db: Queryable, kind: 'zone' | 'root', ownerId: string, phase: string) {
+function entryPointQuery(db: Queryable, kind: 'zone' | 'root', ownerId: Param<string>, phase: Param<string>) {
   return db
     .selectFrom('rulesets')
     .where('kind', '=', sql.lit(kind))
@@ -25,22 +25,22 @@ function entryPointQuery(db: Queryable, kind: 'zone' | 'root', ownerId: string, 
     .where(kind === 'zone' ? 'zone_id' : 'account_id', '=', ownerId);
 }
 const entryPointOf = {
-  zone: compileOnce((db, zoneId: string, phase: string) => entryPointQuery(db, 'zone', zoneId, phase).selectAll()),
-  root: compileOnce((db, accountId: string, phase: string) => entryPointQuery(db, 'root', accountId, phase).selectAll()),
+  zone: compileOnce((db, zoneId: Param<string>, phase: Param<string>) => entryPointQuery(db, 'zone', zoneId, phase).selectAll()),
+  root: compileOnce((db, accountId: Param<string>, phase: Param<string>) => entryPointQuery(db, 'root', accountId, phase).selectAll()),
 };
 
 /** What a committed read needs to find a cached version: the row's identity, owner and version only. */
-export const versionById = compileOnce((db, id: string) => db.selectFrom('rulesets').select(['id', 'version', 'zone_id', 'account_id']).where('id', '=', id));
+export const versionById = compileOnce((db, id: Param<string>) => db.selectFrom('rulesets').select(['id', 'version', 'zone_id', 'account_id']).where('id', '=', id));
 export const entryPointVersionOf = {
-  zone: compileOnce((db, zoneId: string, phase: string) => entryPointQuery(db, 'zone', zoneId, phase).select(['id', 'version'])),
-  root: compileOnce((db, accountId: string, phase: string) => entryPointQuery(db, 'root', accountId, phase).select(['id', 'version'])),
+  zone: compileOnce((db, zoneId: Param<string>, phase: Param<string>) => entryPointQuery(db, 'zone', zoneId, phase).select(['id', 'version'])),
+  root: compileOnce((db, accountId: Param<string>, phase: Param<string>) => entryPointQuery(db, 'root', accountId, phase).select(['id', 'version'])),
 };
 
-const rulesOf = compileOnce((db, rulesetId: string) => db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position'));
-export const ruleById = compileOnce((db, rulesetId: string, ruleId: string) =>
+const rulesOf = compileOnce((db, rulesetId: Param<string>) => db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).orderBy('position'));
+export const ruleById = compileOnce((db, rulesetId: Param<string>, ruleId: Param<string>) =>
   db.selectFrom('rules').selectAll().where('ruleset_id', '=', rulesetId).where('id', '=', ruleId),
 );
-export const updateRuleRow = compileOnce((db, rule: StoredRule) =>
+export const updateRuleRow = compileOnce((db, rule: Params<StoredRule>) =>
   db
     .updateTable('rules')
     .set({
@@ -60,11 +60,11 @@ export const updateRuleRow = compileOnce((db, rule: StoredRule) =>
     .where('ruleset_id', '=', rule.ruleset_id)
     .where('id', '=', rule.id),
 );
-export const insertVersion = compileOnce((db, rulesetId: string, version: number, lastUpdated: string, snapshot: string) =>
+export const insertVersion = compileOnce((db, rulesetId: Param<string>, version: Param<number>, lastUpdated: Param<string>, snapshot: Param<string>) =>
   db.insertInto('ruleset_versions').values({ ruleset_id: rulesetId, version, last_updated: lastUpdated, snapshot }),
 );
 /** The version compare-and-set of a claim. */
-export const bumpVersion = compileOnce((db, id: string, current: number, next: number, now: string) =>
+export const bumpVersion = compileOnce((db, id: Param<string>, current: Param<number>, next: Param<number>, now: Param<string>) =>
   db.updateTable('rulesets').set({ version: next, last_updated: now }).where('id', '=', id).where('version', '=', current),
 );
 

@@ -1,10 +1,10 @@
 import type { Insertable } from 'kysely';
 import { inBatches } from '../codecs';
 import { firstRow } from '../query/compile-once';
-import { ConcurrentWriteError, EntryPointExistsError, InvalidInputError, NotFoundError, ReadOnlyRulesetError } from '../errors';
+import { ConcurrentWriteError, EntryPointExistsError, InvalidInputError, NotFoundError, ReadOnlyRulesetError, RuleChangedError, RuleLimitError } from '../errors';
 import { newId } from '../ids';
 import type { RulesTable } from '../schema/tables';
-import type { CheckedWrite, RuleWriteOptions, RulesetWriteOptions } from '../store';
+import type { RuleAddOptions, RuleUpdateOptions, RulesetWriteOptions } from '../store';
 import type { WriteContext } from '../transaction/context';
 import type { RuleInput, RulePatch, RulePosition, Ruleset, RulesetInput, RulesetScope, RulesetUpdate } from '../types';
 import { rulesetLock } from '../write-locks';
@@ -32,23 +32,16 @@ async function writableRow(ctx: WriteContext, scope: RulesetScope, id: string): 
 
 /**
  * The one writability check of a write: the row of the ruleset the scope may write, and the
- * ruleset as it stands (when at hand without a read, or when the caller's `check` needs it, which
- * is called with it before anything is written).
+ * ruleset as it stands when at hand without a read.
  */
 export async function writableRuleset(
   ctx: WriteContext,
   caches: RulesetCaches,
   scope: RulesetScope,
   id: string,
-  check?: CheckedWrite['check'],
 ): Promise<{ row: RulesetRow; current: Ruleset | undefined }> {
   const row = await writableRow(ctx, scope, id);
-  let current = rulesetAsRead(ctx, caches, row);
-  if (check !== undefined) {
-    current ??= await loadCurrent(ctx, caches, row);
-    await check(current);
-  }
-  return { row, current };
+  return { row, current: rulesetAsRead(ctx, caches, row) };
 }
 
 /**
@@ -59,12 +52,6 @@ export async function writableRuleset(
 function rulesetAsRead(ctx: WriteContext, caches: RulesetCaches, row: RulesetRow): Ruleset | undefined {
   const claims = claimsOf(ctx, caches);
   return claims.wrote(row.id) ? claims.written(row.id) : caches.versions.get(row.id, row.version);
-}
-
-/** The ruleset of the row, read; a committed version (one this transaction has not written) is cached. */
-async function loadCurrent(ctx: WriteContext, caches: RulesetCaches, row: RulesetRow): Promise<Ruleset> {
-  const ruleset = await loadRuleset(ctx.db, row);
-  return claimsOf(ctx, caches).wrote(row.id) ? ruleset : caches.versions.set(ruleset);
 }
 
 export async function createRuleset(ctx: WriteContext, caches: RulesetCaches, scope: RulesetScope, input: RulesetInput): Promise<Ruleset> {
@@ -146,12 +133,16 @@ export async function updateRule(
   rulesetId: string,
   ruleId: string,
   patch: RulePatch,
-  options: (RuleWriteOptions & CheckedWrite) | undefined,
+  options: RuleUpdateOptions | undefined,
 ): Promise<Ruleset> {
-  const { row, current: base } = await writableRuleset(ctx, caches, scope, rulesetId, options?.check);
+  const { row, current: base } = await writableRuleset(ctx, caches, scope, rulesetId);
   const ruleRow = base !== undefined ? storedRuleIn(base, ruleId) : await firstRow(ruleById(ctx.db, rulesetId, ruleId));
   if (ruleRow === undefined) {
     throw new NotFoundError('rule', ruleId);
+  }
+  const expected = options?.expected_rule_version;
+  if (expected !== undefined && expected !== String(ruleRow.version)) {
+    throw new RuleChangedError(rulesetId, ruleId, expected, String(ruleRow.version));
   }
   const claims = claimsOf(ctx, caches);
   claims.forget(rulesetId);
@@ -181,9 +172,9 @@ export async function addRule(
   scope: RulesetScope,
   rulesetId: string,
   input: RuleInput,
-  options: (RuleWriteOptions & CheckedWrite) | undefined,
+  options: RuleAddOptions | undefined,
 ): Promise<Ruleset> {
-  const { row } = await writableRuleset(ctx, caches, scope, rulesetId, options?.check);
+  const { row } = await writableRuleset(ctx, caches, scope, rulesetId);
   const claims = claimsOf(ctx, caches);
   claims.forget(rulesetId);
   await claim(ctx, claims, row, options);
@@ -191,6 +182,9 @@ export async function addRule(
   const { id: _ignored, ...rule } = input;
   const added = { ruleset_id: rulesetId, id, position: 0, version: 1, last_updated: ctx.now, ...fieldColumns(fieldsFromInput(rule, id)) };
   const rules = await ruleRows(ctx.db, rulesetId);
+  if (options?.max_rules !== undefined && rules.length + 1 > options.max_rules) {
+    throw new RuleLimitError(rulesetId, row.phase, options.max_rules, rules.length + 1);
+  }
   const order = placeRule(
     rules.map((r) => r.id),
     id,

@@ -4,6 +4,8 @@ import {
   LatestVersionError,
   NotFoundError,
   ReadOnlyRulesetError,
+  RuleChangedError,
+  RuleLimitError,
   VersionMismatchError,
   type RuleInput,
   type Ruleset,
@@ -129,43 +131,41 @@ export function rulesetEditsContract(harness: () => StoreHarness): void {
     });
   });
 
-  describe('rulesets: the caller checks a write against the ruleset as it stands', () => {
-    it('hands the current ruleset to check once, after the writability check, before anything is written', async () => {
+  describe('rulesets: the caller checks a write before it, against the ruleset as a write finds it', () => {
+    it('answers the ruleset a scope may write, and refuses as the write would', async () => {
       const store = await harness().fresh();
-      const { id, a } = await threeRules(store);
-      const seen: string[][] = [];
-      const check = (current: Ruleset) => {
-        seen.push(descriptions(current));
-      };
-      const patched = await store.transaction((tx) => tx.rulesets.updateRule(BUSINESS, id, a, { description: 'A' }, { check }));
-      expect(seen).toEqual([['a', 'b', 'c']]);
-      const added = await store.transaction((tx) => tx.rulesets.addRule(BUSINESS, id, rule('d'), { check }));
-      const replaced = await store.transaction((tx) => tx.rulesets.update(BUSINESS, id, { rules: [rule('x')] }, { check }));
-      expect(seen).toEqual([['a', 'b', 'c'], ['A', 'b', 'c'], ['A', 'b', 'c', 'd']]);
-      expect([patched.version, added.version, replaced.version]).toEqual(['2', '3', '4']);
+      const { id } = await threeRules(store);
+      expect(descriptions(await store.rulesets.getWritable(BUSINESS, id))).toEqual(['a', 'b', 'c']);
+      await expect(store.rulesets.getWritable(PRO, id)).rejects.toBeInstanceOf(NotFoundError);
+      await expect(store.rulesets.getWritable(BUSINESS, 'f'.repeat(32))).rejects.toBeInstanceOf(NotFoundError);
+      for (const scope of [ACCOUNT, PRO]) {
+        await expect(store.rulesets.getWritable(scope, OWASP_RULESET_ID)).rejects.toBeInstanceOf(ReadOnlyRulesetError);
+      }
     });
 
-    it('writes nothing when check refuses, and never calls it for a ruleset the scope may not write', async () => {
+    it('applies a patch only to the rule version it was checked against', async () => {
       const store = await harness().fresh();
-      const { id, a } = await threeRules(store);
-      const refuse = () => {
-        throw new Error('refused by the caller');
-      };
-      await expect(store.rulesets.updateRule(BUSINESS, id, a, { description: 'A' }, { check: refuse })).rejects.toThrow('refused by the caller');
-      await expect(store.rulesets.addRule(BUSINESS, id, rule('d'), { check: refuse })).rejects.toThrow('refused by the caller');
-      await expect(store.rulesets.update(BUSINESS, id, { rules: [] }, { check: refuse })).rejects.toThrow('refused by the caller');
-      const unchanged = await store.rulesets.get(BUSINESS, id);
-      expect(unchanged?.version).toBe('1');
-      expect(descriptions(unchanged!)).toEqual(['a', 'b', 'c']);
-      expect(await store.rulesets.listVersions(BUSINESS, id)).toHaveLength(1);
-      let called = 0;
-      const count = () => {
-        called += 1;
-      };
-      await expect(store.rulesets.update(PRO, id, { rules: [] }, { check: count })).rejects.toBeInstanceOf(NotFoundError);
-      await expect(store.rulesets.addRule(ACCOUNT, OWASP_RULESET_ID, rule('d'), { check: count })).rejects.toBeInstanceOf(ReadOnlyRulesetError);
-      await expect(store.rulesets.addRule(PRO, OWASP_RULESET_ID, rule('d'), { check: count })).rejects.toBeInstanceOf(ReadOnlyRulesetError);
-      expect(called).toBe(0);
+      const { id, a, b } = await threeRules(store);
+      const checked = (await store.rulesets.getWritable(BUSINESS, id)).rules.find((r) => r.id === a)!;
+      // Another rule patched and this one moved: its own fields, and so its version, are as checked.
+      await store.rulesets.updateRule(BUSINESS, id, b, { description: 'B' });
+      await store.rulesets.updateRule(BUSINESS, id, a, {}, { position: { index: 3 } });
+      const patched = await store.rulesets.updateRule(BUSINESS, id, a, { description: 'A' }, { expected_rule_version: checked.version });
+      expect(descriptions(patched)).toEqual(['B', 'c', 'A']);
+      // Changed since: refused, nothing written.
+      await expect(store.rulesets.updateRule(BUSINESS, id, a, { description: 'A2' }, { expected_rule_version: checked.version })).rejects.toThrow(
+        new RuleChangedError(id, a, checked.version, String(Number(checked.version) + 1)),
+      );
+      expect((await store.rulesets.get(BUSINESS, id))?.version).toBe(patched.version);
+    });
+
+    it('adds no rule beyond the most the ruleset may hold', async () => {
+      const store = await harness().fresh();
+      const { id } = await threeRules(store);
+      const added = await store.rulesets.addRule(BUSINESS, id, rule('d'), { max_rules: 4 });
+      expect(descriptions(added)).toEqual(['a', 'b', 'c', 'd']);
+      await expect(store.rulesets.addRule(BUSINESS, id, rule('e'), { max_rules: 4 })).rejects.toThrow(new RuleLimitError(id, CUSTOM, 4, 5));
+      expect((await store.rulesets.get(BUSINESS, id))?.version).toBe(added.version);
     });
 
     it('drops the parameters of a rule whose action a patch changes without sending new ones', async () => {

@@ -1,0 +1,52 @@
+/**
+ * What is deployed, as the runtime needs it: every account's workers.dev subdomain, each
+ * deployed script with the versions of its current deployment (their shares, modules,
+ * compatibility and bindings, secrets in the clear, for the worker alone), and zones' routes.
+ * The shape of the store's read model; the platform hands it over.
+ */
+
+export type ModuleType = 'esm' | 'commonjs' | 'text' | 'data' | 'wasm' | 'sourcemap';
+
+export interface DeployedModule {
+  name: string;
+  type: ModuleType;
+  bytes: Uint8Array;
+}
+
+export type DeployedBinding =
+  | { type: 'plain_text'; name: string; text: string }
+  | { type: 'json'; name: string; json: unknown }
+  | { type: 'r2_bucket'; name: string; bucket_name: string; jurisdiction?: string }
+  | { type: 'secret_text'; name: string; text: string };
+
+export interface DeployedVersion {
+  id: string;
+  main_module: string;
+  compatibility_date: string;
+  compatibility_flags: string[];
+  modules: DeployedModule[];
+  bindings: DeployedBinding[];
+}
+
+export interface DeployedScript {
+  account_id: string;
+  name: string;
+  /** Served at `<name>.<subdomain>.workers.dev` when on. */
+  workers_dev: boolean;
+  /** The current deployment's versions, with percentages adding up to 100. */
+  versions: { percentage: number; version: DeployedVersion }[];
+}
+
+export interface DeployedZone {
+  id: string;
+  name: string;
+  account_id: string;
+  routes: { pattern: string; script: string | null }[];
+}
+
+export interface DeployedWorkers {
+  /** workers.dev subdomain by account id. */
+  subdomains: Record<string, string>;
+  scripts: DeployedScript[];
+  zones: DeployedZone[];
+}

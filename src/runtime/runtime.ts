@@ -1,0 +1,158 @@
+/**
+ * Deployed workers, running. Each version of each deployed script runs in a workerd process of
+ * its own, started when a deployment names it; requests pick a version of their script by the
+ * deployment's percentages and stay on the process they started on; versions no deployment
+ * names any more finish their requests in flight, then stop. The buckets of their bindings are
+ * served by the platform's bucket service.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BucketCatalogue } from '../bucket';
+import { BucketService, GRANT_HEADER } from './bucket-service/service';
+import type { DeployedWorkers } from './deployed';
+import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult } from './instance';
+import type { RunRequest } from './proxy';
+import { CpuWatchdog } from './watchdog';
+import { workerdBinary } from './workerd/binary';
+
+export interface WorkersRuntimeOptions {
+  /** The buckets bindings name: the platform's catalogue (the API's, S3's). */
+  catalogue: BucketCatalogue;
+  /** CPU time a request may use before its worker is cut off. */
+  cpuMs: number;
+  /** A worker's log lines (console output, uncaught exceptions), tagged with its script and version. */
+  log: (entry: { script: string; version: string; level: string; message: string }) => void;
+  /** What the runtime noticed: starts that failed, processes that ended. Never a secret. */
+  report: (line: string) => void;
+  /** How long a retired version lives on after its last request, for its `ctx.waitUntil` work. */
+  waitUntilMs?: number;
+}
+
+interface Choice {
+  percentage: number;
+  instance: VersionInstance;
+}
+
+export class WorkersRuntime {
+  readonly #options: WorkersRuntimeOptions;
+  readonly #directory: string;
+  readonly #bucketService: BucketService;
+  readonly #context: InstanceContext;
+  readonly #watchdog: CpuWatchdog;
+  /** What serves each script now, by `<account>/<script>`. */
+  #table = new Map<string, Choice[]>();
+  /** The instances deployments name, by key. */
+  readonly #instances = new Map<string, VersionInstance>();
+  /** Instances no deployment names any more, finishing their requests. */
+  readonly #retired = new Set<VersionInstance>();
+  #applying: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService) {
+    this.#options = options;
+    this.#directory = directory;
+    this.#bucketService = bucketService;
+    this.#context = {
+      binary: workerdBinary(),
+      directory,
+      bucketSocketPath: path.join(directory, 'buckets.sock'),
+      grantHeader: GRANT_HEADER,
+      grant: (account, bucket) => bucketService.grant(account, bucket),
+      revoke: (tokens) => bucketService.revoke(tokens),
+      log: options.log,
+      report: options.report,
+    };
+    this.#watchdog = new CpuWatchdog(options.cpuMs, () => [...this.#instances.values(), ...this.#retired]);
+  }
+
+  /** Opens the runtime's private directory (sockets and configuration files, this user only) and its bucket service. */
+  static async start(options: WorkersRuntimeOptions): Promise<WorkersRuntime> {
+    const directory = mkdtempSync(path.join(tmpdir(), 'edge-'));
+    const bucketService = new BucketService(options.catalogue, options.report);
+    try {
+      await bucketService.listen(path.join(directory, 'buckets.sock'));
+    } catch (error) {
+      rmSync(directory, { recursive: true, force: true });
+      throw error;
+    }
+    return new WorkersRuntime(options, directory, bucketService);
+  }
+
+  /** The runtime's private directory (this user only): its sockets, and configuration files while a version starts. */
+  get directory(): string {
+    return this.#directory;
+  }
+
+  /**
+   * Runs what is deployed from now on: versions not yet running are started (and awaited, so
+   * that the next request finds them listening), the table of what serves each script is swapped
+   * at once, and versions no longer named retire. Calls are taken in turn.
+   */
+  apply(deployed: DeployedWorkers): Promise<void> {
+    const next = this.#applying.then(() => this.#apply(deployed));
+    this.#applying = next.catch(() => {});
+    return next;
+  }
+
+  async #apply(deployed: DeployedWorkers): Promise<void> {
+    if (this.#closed) return;
+    const table = new Map<string, Choice[]>();
+    const wanted = new Set<string>();
+    for (const script of deployed.scripts) {
+      const choices: Choice[] = [];
+      for (const { percentage, version } of script.versions) {
+        const key = instanceKey(script.account_id, script.name, version);
+        wanted.add(key);
+        let instance = this.#instances.get(key);
+        if (!instance) {
+          instance = new VersionInstance(this.#context, script.account_id, script.name, version);
+          this.#instances.set(key, instance);
+        }
+        choices.push({ percentage, instance });
+      }
+      if (choices.length > 0) table.set(`${script.account_id}/${script.name}`, choices);
+    }
+    // A version that cannot start answers its requests with the platform's error; the others serve.
+    await Promise.allSettled([...table.values()].flat().map(({ instance }) => instance.start()));
+    this.#table = table;
+    for (const [key, instance] of this.#instances) {
+      if (wanted.has(key)) continue;
+      this.#instances.delete(key);
+      this.#retired.add(instance);
+      void instance.retire(this.#options.waitUntilMs ?? WAIT_UNTIL_MS).then(() => this.#retired.delete(instance));
+    }
+  }
+
+  /** Runs one request on the script's deployment; undefined when nothing of that script is deployed here. */
+  async run(account: string, script: string, request: RunRequest): Promise<RunResult | undefined> {
+    const choices = this.#table.get(`${account}/${script}`);
+    if (!choices) return undefined;
+    const instance = pick(choices);
+    this.#watchdog.wake();
+    return instance.run(request);
+  }
+
+  /** Stops every version now, then the bucket service. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#applying;
+    this.#watchdog.stop();
+    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
+    this.#table = new Map();
+    await Promise.all([...all].map((instance) => instance.stop()));
+    await this.#bucketService.close();
+    rmSync(this.#directory, { recursive: true, force: true });
+  }
+}
+
+/** A version by the deployment's percentages. */
+function pick(choices: Choice[]): VersionInstance {
+  if (choices.length === 1) return choices[0]!.instance;
+  let roll = Math.random() * 100;
+  for (const choice of choices) {
+    roll -= choice.percentage;
+    if (roll < 0) return choice.instance;
+  }
+  return choices[choices.length - 1]!.instance;
+}

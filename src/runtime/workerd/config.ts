@@ -1,0 +1,117 @@
+/**
+ * workerd's configuration for one version of a script: its modules, compatibility and bindings,
+ * listening on a Unix socket of its own. What the worker can reach is what this names and
+ * nothing else: no disk service, no other script, the buckets of its bindings through the
+ * platform's bucket service, secrets from the process's own environment (never written to a
+ * file), and outbound `fetch` to the network.
+ */
+import type { DeployedModule, DeployedVersion } from '../deployed';
+import { data, list, text } from './capnp-text';
+
+export interface VersionConfig {
+  version: DeployedVersion;
+  /** Where the worker answers (HTTP over a Unix socket). */
+  socketPath: string;
+  /** Where the process answers the runtime's probe, on the thread the worker runs on. */
+  probeSocketPath: string;
+  /** The bucket service (HTTP over a Unix socket). */
+  bucketSocketPath: string;
+  /** The header workerd adds to every bucket call, and the grant of each r2_bucket binding by its name. */
+  grantHeader: string;
+  grants: Map<string, string>;
+  /** The environment variable holding each secret_text binding's value, by binding name. */
+  secretVariables: Map<string, string>;
+  /** The header the edge sends `request.cf` in. */
+  cfBlobHeader: string;
+  /** The header the edge sends the client's scheme in. */
+  protoHeader: string;
+  /** V8's heap limit for the worker, in MiB (the platform's memory limit). */
+  heapMiB: number;
+}
+
+/** Thrown for a version workerd cannot be given as it is. */
+export class VersionConfigError extends Error {
+  override readonly name = 'VersionConfigError';
+}
+
+function moduleEntry(module: DeployedModule): string | undefined {
+  const name = text(module.name);
+  const utf8 = () => Buffer.from(module.bytes).toString('utf8');
+  switch (module.type) {
+    case 'esm':
+      return `(name = ${name}, esModule = ${text(utf8())})`;
+    case 'commonjs':
+      return `(name = ${name}, commonJsModule = ${text(utf8())})`;
+    case 'text':
+      return `(name = ${name}, text = ${text(utf8())})`;
+    case 'data':
+      return `(name = ${name}, data = ${data(module.bytes)})`;
+    case 'wasm':
+      return `(name = ${name}, wasm = ${data(module.bytes)})`;
+    case 'sourcemap':
+      // Source maps are for stack traces on the platform's side; workerd takes none.
+      return undefined;
+  }
+}
+
+/** The configuration text (workerd's capnp format) of one version. */
+export function versionConfig(config: VersionConfig): string {
+  const { version } = config;
+  const main = version.modules.find((module) => module.name === version.main_module);
+  if (!main) throw new VersionConfigError(`the main module ${version.main_module} is not among the version's modules`);
+  // workerd takes the first module as the main one.
+  const ordered = [main, ...version.modules.filter((module) => module !== main)];
+  let modules: string[];
+  try {
+    modules = ordered.map(moduleEntry).filter((entry): entry is string => entry !== undefined);
+  } catch (error) {
+    throw new VersionConfigError(`a module cannot be given to the runtime: ${(error as Error).message}`);
+  }
+  const bindings: string[] = [];
+  const bucketServices: string[] = [];
+  for (const binding of version.bindings) {
+    const name = text(binding.name);
+    switch (binding.type) {
+      case 'plain_text':
+        bindings.push(`(name = ${name}, text = ${text(binding.text)})`);
+        break;
+      case 'json':
+        bindings.push(`(name = ${name}, json = ${text(JSON.stringify(binding.json))})`);
+        break;
+      case 'secret_text':
+        bindings.push(`(name = ${name}, fromEnvironment = ${text(config.secretVariables.get(binding.name)!)})`);
+        break;
+      case 'r2_bucket': {
+        const service = `bucket-${bucketServices.length}`;
+        bindings.push(`(name = ${name}, r2Bucket = ${text(service)})`);
+        const inject = `injectRequestHeaders = [(name = ${text(config.grantHeader)}, value = ${text(config.grants.get(binding.name)!)})]`;
+        bucketServices.push(`(name = ${text(service)}, external = (address = ${text(`unix:${config.bucketSocketPath}`)}, http = (${inject})))`);
+        break;
+      }
+    }
+  }
+  const worker = [
+    `modules = ${list(modules)}`,
+    `compatibilityDate = ${text(version.compatibility_date)}`,
+    `compatibilityFlags = ${list(version.compatibility_flags.map(text))}`,
+    `bindings = ${list(bindings)}`,
+    'globalOutbound = "internet"',
+  ];
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "worker", worker = (${worker.join(', ')})),
+    (name = "probe", worker = (modules = [(name = "probe.js", esModule = "export default { fetch: () => new Response(null, { status: 204 }) };")], compatibilityDate = "2024-01-01", globalOutbound = "none")),
+    (name = "none", network = (allow = [])),
+    ${[...bucketServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
+  ],
+  sockets = [
+    (name = "edge", address = ${text(`unix:${config.socketPath}`)}, http = (cfBlobHeader = ${text(config.cfBlobHeader)}, forwardedProtoHeader = ${text(config.protoHeader)}), service = "worker"),
+    (name = "probe", address = ${text(`unix:${config.probeSocketPath}`)}, http = (), service = "probe"),
+  ],
+  v8Flags = [${text(`--max-old-space-size=${config.heapMiB}`)}],
+  logging = (structuredLogging = true),
+);
+`;
+}
