@@ -5,7 +5,7 @@
  * so that one setting moves every port.
  */
 import type { Logger } from 'pino';
-import { openBucketCatalogue } from '../bucket';
+import { openBucketCatalogue, type DatabasePoolSettings } from '../bucket';
 import { startEdgeServer, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
 import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
 import { WorkersRuntime } from '../runtime';
@@ -16,6 +16,8 @@ export interface EdgeComponentOptions {
   settings: EdgeSettings;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** The buckets' connection pool on PostgreSQL, sized and timed as every component's. */
+  databasePool?: DatabasePoolSettings;
   /** Every port's connection limits (the HTTP_* variables). */
   limits: ConnectionLimits;
   /** What is deployed: the store's read model. */
@@ -52,7 +54,7 @@ function logRequest(logger: Logger) {
 
 export async function startEdgeComponent(options: EdgeComponentOptions): Promise<RunningEdgeComponent> {
   const { settings, limits, logger } = options;
-  const catalogue = await openBucketCatalogue({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const catalogue = await openBucketCatalogue({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, ...(options.databasePool ? { pool: options.databasePool } : {}) });
   let runtime: WorkersRuntime | undefined;
   try {
     runtime = await WorkersRuntime.start({

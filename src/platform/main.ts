@@ -171,7 +171,7 @@ async function main(): Promise<void> {
       const reader = deployments;
       try {
         const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-          startEdgeComponent({ settings: edge, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, limits: connections, deployments: reader, logger, report: report('edge') }),
+          startEdgeComponent({ settings: edge, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, limits: connections, deployments: reader, logger, report: report('edge') }),
         );
         components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => ownStore?.close()) });
       } catch (error) {
