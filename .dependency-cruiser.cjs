@@ -8,23 +8,33 @@
  * table of docs/architecture.md, which the guard test compares with this one).
  */
 const ROOMS = {
-  platform: ['server', 's3', 'edge', 'runtime', 'worker', 'state', 'store', 'bucket', 'faults', 'config-files'],
-  server: ['store', 'filter', 'bucket', 'simulator', 'faults', 'rate-limit', 'state', 'generated'],
+  platform: ['server', 's3', 'edge', 'edge-steps', 'judge', 'logpush', 'origin', 'runtime', 'worker', 'state', 'store', 'bucket', 'faults', 'config-files'],
+  server: ['store', 'filter', 'bucket', 'logpush', 'simulator', 'faults', 'rate-limit', 'state', 'generated'],
   s3: ['bucket', 'faults', 'config-files'],
   worker: ['bucket', 'config-files'],
   // The runtime of deployed workers stands on the bucket library alone: what is deployed is handed to it.
   runtime: ['bucket'],
-  simulator: ['filter', 'store'],
+  // The simulator is a view of the edge's judgment and log entries: no engine of its own.
+  simulator: ['judge', 'logpush', 'filter', 'store'],
+  // The judgment stands on the rules language and the store (the deployed rules).
+  judge: ['filter', 'store'],
+  // Log entries and their delivery: what a request is (the judgment), the jobs (store), the destinations (buckets).
+  logpush: ['judge', 'store', 'bucket'],
+  // The steps the platform plugs into the edge: judge, then route to a worker or an origin, then log.
+  'edge-steps': ['edge', 'edge-pages', 'judge', 'logpush', 'origin'],
+  // The origin proxy stands on the platform's pages alone: the edge decides when a request goes to an origin.
+  origin: ['edge-pages'],
   state: ['store', 'bucket'],
   faults: ['config-files'],
   store: ['generated'],
   client: ['generated'],
   // The edge is handed the runtime of deployed workers and the steps that judge requests, never imports them.
-  edge: [],
+  edge: ['edge-pages'],
   filter: [],
   bucket: [],
   'config-files': [],
   'rate-limit': [],
+  'edge-pages': [],
 };
 
 /** Where a room's files are. */

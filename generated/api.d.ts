@@ -3324,6 +3324,47 @@ export interface components {
             phase: components["schemas"]["Phase"];
             rules?: components["schemas"]["Rule"][];
         };
+        /**
+         * @description The structured replacement for `logpull_options`: when a job has them, `logpull_options` is
+         *     ignored. `field_names` (of the job's dataset) selects the fields in order; `output_type` sets
+         *     the defaults of the framing (ndjson: `record_prefix` `{`, `record_suffix` `}` and a line feed,
+         *     `field_delimiter` `,`; csv: `record_suffix` a line feed, `field_delimiter` `,`, values quoted
+         *     when needed). `record_template` writes each record instead, with `{{.FieldName}}` placeholders
+         *     (a field not in `field_names` reads `null`); other template constructs are refused with 400.
+         *     `CVE-2021-44228` turns every `${` of a file into `x{`. `null` clears them.
+         */
+        LogpushOutputOptions: {
+            /**
+             * @example [
+             *       "RayID",
+             *       "ClientIP",
+             *       "EdgeResponseStatus",
+             *       "SecurityAction"
+             *     ]
+             */
+            field_names?: string[];
+            /**
+             * @default ndjson
+             * @enum {string}
+             */
+            output_type?: "ndjson" | "csv";
+            /**
+             * @default unixnano
+             * @enum {string}
+             */
+            timestamp_format?: "unixnano" | "unix" | "rfc3339";
+            /** @default 1 */
+            sample_rate?: number;
+            batch_prefix?: string | null;
+            batch_suffix?: string | null;
+            record_prefix?: string | null;
+            record_suffix?: string | null;
+            record_delimiter?: string | null;
+            field_delimiter?: string | null;
+            record_template?: string | null;
+            /** @default false */
+            "CVE-2021-44228"?: boolean;
+        } | null;
         /** @description A log push job. */
         LogpushJob: {
             /**
@@ -3336,6 +3377,7 @@ export interface components {
             dataset: string;
             destination_conf: string;
             logpull_options: string | null;
+            output_options?: components["schemas"]["LogpushOutputOptions"];
             enabled: boolean;
             /** @enum {string} */
             frequency: "high" | "low";
@@ -3362,7 +3404,11 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Destination URL with its query parameters, such as a storage path with a region parameter.
+             * @description Destination URL with its query parameters. A bucket of this platform
+             *     (`r2://<bucket>/<path>?account-id=<id>&access-key-id=<key>&secret-access-key=<secret>`) is
+             *     checked when written: its S3 credentials must be an access key of this platform's S3
+             *     endpoint for the account it serves, and the bucket must exist, else 400, code 1002
+             *     (`error validating destination: ...`).
              * @example s3://logs-bucket/gateway_dns/{DATE}?region=us-east-1
              */
             destination_conf: string;
@@ -3377,6 +3423,7 @@ export interface components {
              * @example fields=Datetime,QueryName,ResolverDecision&timestamps=rfc3339
              */
             logpull_options?: string | null;
+            output_options?: components["schemas"]["LogpushOutputOptions"];
             /** @description Ownership challenge token proving control of the destination. */
             ownership_challenge?: string;
             /** @default false */
@@ -3403,7 +3450,13 @@ export interface components {
              */
             name?: string | null;
             /**
-             * @description Destination URL with its query parameters.
+             * @description Destination URL with its query parameters. A bucket of this platform is
+             *     `r2://<bucket>/<path>?account-id=<id>&access-key-id=<key>&secret-access-key=<secret>`
+             *     (`{DATE}` in the path becomes the day, `YYYYMMDD`): its S3 credentials must be an access
+             *     key of this platform's S3 endpoint for the account it serves, and the bucket must exist,
+             *     else the job is refused with 400, code 1002 (`error validating destination: ...`). Logs
+             *     are delivered to such a destination only; a job with another destination is kept and each
+             *     of its deliveries reported failing in `last_error` and `error_message`.
              * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
              */
             destination_conf?: string;
@@ -3412,6 +3465,7 @@ export interface components {
              * @example fields=ClientIP,ClientRequestHost,EdgeResponseStatus,RequestHeaders,Cookies&timestamps=rfc3339
              */
             logpull_options?: string | null;
+            output_options?: components["schemas"]["LogpushOutputOptions"];
             /** @description Ownership challenge token for a new destination. */
             ownership_challenge?: string;
             enabled?: boolean;
@@ -3438,7 +3492,13 @@ export interface components {
              */
             name?: string;
             /**
-             * @description Destination URL with its query parameters, such as a storage path with a region parameter.
+             * @description Destination URL with its query parameters. A bucket of this platform is
+             *     `r2://<bucket>/<path>?account-id=<id>&access-key-id=<key>&secret-access-key=<secret>`
+             *     (`{DATE}` in the path becomes the day, `YYYYMMDD`): its S3 credentials must be an access
+             *     key of this platform's S3 endpoint for the account it serves, and the bucket must exist,
+             *     else the job is refused with 400, code 1002 (`error validating destination: ...`). Logs
+             *     are delivered to such a destination only; a job with another destination is kept and each
+             *     of its deliveries reported failing in `last_error` and `error_message`.
              * @example s3://logs-bucket/http_requests/{DATE}?region=us-east-1
              */
             destination_conf: string;
@@ -3456,6 +3516,7 @@ export interface components {
              * @example fields=ClientIP,ClientRequestHost,EdgeResponseStatus,RequestHeaders,Cookies&timestamps=rfc3339
              */
             logpull_options?: string | null;
+            output_options?: components["schemas"]["LogpushOutputOptions"];
             /** @description Ownership challenge token proving control of the destination. */
             ownership_challenge?: string;
             /** @default false */

@@ -24,6 +24,8 @@ export interface Exchange {
   readonly response: ServerResponse;
   /** When the request arrived (epoch milliseconds). */
   readonly received: number;
+  /** The request's ray id: every answer carries `cf-ray: <id>-<colo>`, and its log entry `RayID: <id>`. */
+  readonly rayId: string;
   /** The Host header's name, lower-case, without its port ('' when absent). */
   readonly hostname: string;
   /** The scheme the client used to reach the edge. */
@@ -31,11 +33,11 @@ export interface Exchange {
   /** The client's address as the socket has it (a trusted-proxy step may replace it). */
   clientAddress: string;
   /**
-   * What a worker finds in `request.cf`; steps before routing add to it (country, ASN, bot
+   * What a worker finds in `request.cf`; the steps before the answer add to it (country, ASN, bot
    * score, ...). Sent to the runtime, never to the client.
    */
   cf: Record<string, unknown>;
-  /** Set by the routing step. */
+  /** Set by the routing step, before the steps that may answer run. */
   route?: Route;
   /** Set by whoever answered. */
   outcome?: Outcome;

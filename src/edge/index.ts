@@ -15,6 +15,7 @@
  */
 export { answerError, PlatformError, type PlatformErrorName } from './answers';
 export { answered, type Exchange, type Outcome } from './exchange';
+export { COLO, cfRay, newRayId } from './ray';
 export { hostnameOf, type EdgeStages, type EdgeStep, type WorkerDispatcher, type WorkerResult } from './pipeline';
 export { parseRoutePattern, type RoutePattern } from './route-patterns';
 export { compileRoutes, WORKERS_DEV, type EdgeRoutes, type Route, type RoutingTable, type WorkerTarget, type ZoneRef } from './routing';

@@ -1,15 +1,17 @@
 /**
- * The edge's steps, in order: read the request, the steps before routing (rules judging, ...),
- * route by host, respond (a worker, a zone's origin, or the platform's own answer), then the
- * steps after the answer (logs, ...). Each stage is a list a caller fills; the edge itself only
- * brings routing and the platform's answers.
+ * The edge's steps, in order: read the request (its ray id, answered in `cf-ray` whoever answers),
+ * route by host, the steps before the answer (rules judging, ... : they see the route, and so the
+ * zone), respond (a worker, a zone's origin, or the platform's own answer), then the steps after
+ * the answer (logs, ...). Each stage is a list a caller fills; the edge itself only brings
+ * routing and the platform's answers. Routing only looks up: nothing runs before the steps.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { answerError, answerNothingHere, PlatformError } from './answers';
 import { answered, type Exchange } from './exchange';
+import { cfRay, newRayId } from './ray';
 import type { RoutingTable, WorkerTarget } from './routing';
 
-/** A step before routing: it may add to the exchange (`cf`, response headers) or answer it, which ends the request. */
+/** A step before the answer, after routing: it may add to the exchange (`cf`, response headers) or answer it, which ends the request. */
 export interface EdgeStep {
   /** Names the step in the outcome when it answers. */
   name: string;
@@ -29,7 +31,7 @@ export interface WorkerDispatcher {
 }
 
 export interface EdgeStages {
-  /** In order, before routing. */
+  /** In order, once the request is routed and before it is answered. */
   before?: EdgeStep[];
   /** Answers a zone's request that runs no worker; without one the platform answers that there is no origin (1016). */
   origin?: (exchange: Exchange) => Promise<void>;
@@ -105,6 +107,7 @@ export function pipeline(stages: EdgeStages, routes: () => RoutingTable, workers
         }
       });
       try {
+        exchange.route = routes().resolve(exchange.hostname, exchange.scheme, request.url ?? '/');
         for (const step of before) {
           await step.run(exchange);
           if (answered(exchange)) {
@@ -112,7 +115,6 @@ export function pipeline(stages: EdgeStages, routes: () => RoutingTable, workers
             return;
           }
         }
-        exchange.route = routes().resolve(exchange.hostname, exchange.scheme, request.url ?? '/');
         await respond(exchange);
       } catch (error) {
         report(`${request.method} ${exchange.hostname}${request.url}: ${describe(error)}`);
@@ -125,12 +127,15 @@ export function pipeline(stages: EdgeStages, routes: () => RoutingTable, workers
   };
 }
 
-/** The read step: the exchange of a request. */
+/** The read step: the exchange of a request, its ray id answered in `cf-ray` by whoever answers. */
 function readRequest(request: IncomingMessage, response: ServerResponse): Exchange {
+  const rayId = newRayId();
+  response.setHeader('cf-ray', cfRay(rayId));
   return {
     request,
     response,
     received: Date.now(),
+    rayId,
     hostname: hostnameOf(request.headers.host),
     scheme: 'http',
     clientAddress: request.socket.remoteAddress ?? '',

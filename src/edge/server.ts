@@ -1,6 +1,7 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { limitConnections } from '../http-connections';
+import { answerMalformed } from './malformed';
 import { pipeline, type EdgeStages, type WorkerDispatcher } from './pipeline';
 import { compileRoutes, type EdgeRoutes, type RoutingTable } from './routing';
 
@@ -43,6 +44,7 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<Runni
   let table: RoutingTable = compileRoutes(options.routes ?? NOTHING_ROUTED, report);
   const steps = pipeline(options.stages ?? {}, () => table, options.workers, report);
   const server: Server = createServer(options.serverOptions, (request, response) => void steps.handle(request, response));
+  server.on('clientError', answerMalformed);
   limitConnections(server, options.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>

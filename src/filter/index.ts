@@ -8,7 +8,8 @@
  * - `format(ast)` prints a tree back; `parse(format(ast))` gives the same tree
  *   apart from source spans.
  * - `compile(ast, { lists })` gives `evaluate(context)` over a RequestContext
- *   (see evaluate/context.ts for how field values are given).
+ *   (see evaluate/context.ts for how field values are given); `new EvaluationScope(context)`
+ *   shares the fields' conversions among the expressions evaluated over one request.
  * - `FIELD_TYPES` lists every field of the scheme with its type.
  * - `phaseViolations(ast, phase)` lists calls to functions the platform
  *   allows only in other phases (the server refuses them in rules).
@@ -23,7 +24,7 @@ import { formatExpression } from './print';
 import { parseExpression } from './parse';
 
 export type * from './language/ast';
-export { type CompileOptions, type CompiledFilter, type FieldValue, FilterContextError, type ListValues, type RequestContext } from './evaluate';
+export { type CompileOptions, type CompiledFilter, EvaluationScope, type FieldValue, FilterContextError, type ListValues, type RequestContext } from './evaluate';
 export { FilterError, type FilterType, PHASE_RESTRICTED_FUNCTIONS, type PhaseViolation, phaseViolations, type ScalarType, type Span, typeName } from './language';
 export { MAX_EXPRESSION_LENGTH, MAX_NESTING_DEPTH } from './parse';
 

@@ -26,6 +26,8 @@ export interface ApiOptions {
   logger: Logger;
   /** The S3 endpoint's keys, so temporary credentials the API issues are good there. */
   s3AccessKeys: Map<string, string> | undefined;
+  /** The account whose buckets the S3 endpoint serves (log push destinations are checked against it). */
+  s3Account?: string | undefined;
   faultRules: RuleList | undefined;
   components: () => Record<string, { state: string; url: string }>;
 }
@@ -51,6 +53,7 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
       credentials: config.credentials,
       buckets,
       s3AccessKeys: options.s3AccessKeys ?? config.s3AccessKeys,
+      ...(options.s3Account ? { s3Account: options.s3Account } : {}),
       logger: options.logger,
       validateResponses: config.validateResponses,
       components: options.components,

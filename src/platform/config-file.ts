@@ -22,10 +22,22 @@
  * tls_cert = "s3.crt"                  # HTTPS with this certificate and key (PEM files)
  * tls_key = "s3.key"
  *
- * [edge]                               # deployed workers, routed by Host
+ * [edge]                               # zones' and deployed workers' traffic, routed by Host
  * enabled = true
  * port = 8789
  * cpu_ms = 30000                       # a request's CPU time before its worker is cut off
+ * trusted_proxies = ["127.0.0.1"]      # their cf-connecting-ip / x-forwarded-for is believed
+ * log_upload_seconds = 3               # a log push batch is written at most this long after its first entry
+ *
+ * [[edge.origins]]                     # a zone's origin (the stand-in for its DNS records)
+ * hostname = "example.org"             # or "*.example.org"
+ * upstream = "http://127.0.0.1:9000"
+ *
+ * [[edge.clients]]                     # what the platform knows of clients of an address range
+ * range = "203.0.113.0/24"
+ * country = "FR"
+ * asn = 64500
+ * bot_score = 3
  *
  * [[workers]]
  * config = "workers/site/wrangler.toml"
@@ -57,6 +69,7 @@ function buildFileSchema() {
   const enabled = z.boolean(must('true or false'));
   const path = z.string(must('a file path')).min(1, must('a file path'));
   const positive = z.number(must('a whole number, at least 1')).int(must('a whole number, at least 1')).min(1, must('a whole number, at least 1'));
+  const milliseconds = z.number(must('a whole number of milliseconds from 1 to 600000')).int(must('a whole number of milliseconds from 1 to 600000')).min(1, must('a whole number of milliseconds from 1 to 600000')).max(600_000, must('a whole number of milliseconds from 1 to 600000'));
 
   /** The S3 endpoint's access key rules (as `npm run s3` checks keys from the environment). */
   const accessKey = z.strictObject({
@@ -92,6 +105,32 @@ function buildFileSchema() {
         enabled: enabled.optional(),
         port: port.optional(),
         host: host.optional(),
+        // Checked further (ranges, URLs, field types) as the settings are resolved.
+        origins: z
+          .array(
+            z.strictObject({
+              hostname: z.string(must('a host name')).min(1, must('a host name')),
+              upstream: z.string(must('an http:// or https:// URL')).min(1, must('an http:// or https:// URL')),
+              connect_timeout_ms: milliseconds.optional(),
+              response_timeout_ms: milliseconds.optional(),
+            }),
+            must('a list of [[edge.origins]] tables'),
+          )
+          .optional(),
+        trusted_proxies: z.array(z.string(must('an address or range')).min(1, must('an address or range')), must('a list of addresses or ranges')).optional(),
+        clients: z
+          .array(
+            z.strictObject({
+              range: z.string(must('an address or range')).min(1, must('an address or range')),
+              country: z.string(must('a two-letter country code')).regex(/^[A-Z0-9]{2}$/, must('a two-letter country code in upper case (FR, T1, XX)')).optional(),
+              asn: z.number(must('an AS number')).int(must('an AS number')).min(0, must('an AS number')).max(4294967295, must('an AS number')).optional(),
+              bot_score: z.number(must('a bot score from 1 to 99')).int(must('a bot score from 1 to 99')).min(1, must('a bot score from 1 to 99')).max(99, must('a bot score from 1 to 99')).optional(),
+              fields: z.record(z.string(), z.unknown(), must('a table from rules-language field name to value')).optional(),
+            }),
+            must('a list of [[edge.clients]] tables'),
+          )
+          .optional(),
+        log_upload_seconds: z.number(must('a number of seconds from 0.05 to 300')).min(0.05, must('a number of seconds from 0.05 to 300')).max(300, must('a number of seconds from 0.05 to 300')).optional(),
         cpu_ms: z
           .number(must('a whole number of milliseconds from 10 to 300000'))
           .int(must('a whole number of milliseconds from 10 to 300000'))
@@ -131,7 +170,9 @@ const KEYS: Record<string, string> = {
   state: 'data_dir, database_url, load',
   api: 'enabled, port, host',
   s3: 'enabled, port, host, credentials_file, access_keys, public_read, region, account, tls_cert, tls_key',
-  edge: 'enabled, port, host, cpu_ms',
+  edge: 'enabled, port, host, origins, trusted_proxies, clients, log_upload_seconds, cpu_ms',
+  origins: 'hostname, upstream, connect_timeout_ms, response_timeout_ms',
+  clients: 'range, country, asn, bot_score, fields',
   workers: 'config, name, enabled, port, host',
   rate_limit: 'enabled, requests, window_seconds',
   faults: 'api, s3',

@@ -30,6 +30,12 @@ export function edgeRoutesOf(deployed: DeployedWorkers): EdgeRoutes {
   };
 }
 
+/** The routes, plus each zone of `zones` that no route names (its requests go to its origin). */
+export function withZones(routes: EdgeRoutes, zones: EdgeRoutes['zones']): EdgeRoutes {
+  const routed = new Set(routes.zones.map((zone) => zone.id));
+  return { ...routes, zones: [...routes.zones, ...zones.filter((zone) => !routed.has(zone.id))] };
+}
+
 export interface Following {
   /** Stops polling (a change being applied finishes). */
   stop(): Promise<void>;

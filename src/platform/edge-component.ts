@@ -6,10 +6,10 @@
  */
 import type { Logger } from 'pino';
 import { openBucketCatalogue, type DatabasePoolSettings } from '../bucket';
-import { startEdgeServer, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
+import { startEdgeServer, type EdgeRoutes, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
 import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
 import { WorkersRuntime } from '../runtime';
-import { followDeployments, type DeploymentsReader } from './deployments';
+import { followDeployments, withZones, type DeploymentsReader } from './deployments';
 import type { EdgeSettings } from './settings';
 
 export interface EdgeComponentOptions {
@@ -24,6 +24,8 @@ export interface EdgeComponentOptions {
   deployments: DeploymentsReader;
   /** Steps of others around routing (rules, origins, logs). */
   stages?: EdgeStages;
+  /** Every zone the platform serves, routed to its origin where no workers route names a worker. */
+  zones?: EdgeRoutes['zones'];
   logger: Logger;
   report: (line: string) => void;
 }
@@ -86,7 +88,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
     });
     let following;
     try {
-      following = await followDeployments({ reader: options.deployments, runtime: running, setRoutes: (routes) => edge.setRoutes(routes), report: options.report });
+      following = await followDeployments({ reader: options.deployments, runtime: running, setRoutes: (routes) => edge.setRoutes(withZones(routes, options.zones ?? [])), report: options.report });
     } catch (error) {
       await edge.close();
       throw error;

@@ -11,6 +11,7 @@ import { loadConfig, openServerStore, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
+import { prepareEdgeJudging } from './edge-judging';
 import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
 import { keepOldGenerationTight } from './old-generation';
 import { keepYoungGenerationSmall } from './young-generation';
@@ -113,7 +114,7 @@ async function main(): Promise<void> {
   let api: PreparedApi | undefined;
   if (apiConfig) {
     try {
-      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, faultRules: settings.faults.api, components: readiness });
+      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, s3Account: settings.s3?.account, faultRules: settings.faults.api, components: readiness });
     } catch (error) {
       if (error instanceof FaultRulesError) fail(faultLines(error, settings));
       throw error;
@@ -169,12 +170,33 @@ async function main(): Promise<void> {
         ownStore = store;
       }
       const reader = deployments;
+      let judging;
+      try {
+        judging = await prepareEdgeJudging({ edge, settings, apiConfig, report: report('edge') });
+      } catch (error) {
+        await ownStore?.close();
+        throw error;
+      }
+      const judged = judging;
       try {
         const running = await naming('the edge', 'EDGE_PORT or [edge] port', () =>
-          startEdgeComponent({ settings: edge, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, limits: connections, deployments: reader, logger, report: report('edge') }),
+          startEdgeComponent({
+            settings: edge,
+            dataDir: settings.dataDir,
+            databaseUrl: settings.databaseUrl,
+            databasePool,
+            limits: connections,
+            deployments: reader,
+            stages: judged.stages,
+            zones: judged.zones,
+            logger,
+            report: report('edge'),
+          }),
         );
-        components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => ownStore?.close()) });
+        // Requests in flight are answered (and logged) before the log batches are written.
+        components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => judged.close()).then(() => ownStore?.close()) });
       } catch (error) {
+        await judged.close();
         await ownStore?.close();
         throw error;
       }

@@ -11,6 +11,9 @@ import { ConfigFileError, ProblemList } from '../config-files';
 import { FaultRulesError, readRulesFile } from '../faults';
 import { loadAccessKeys, S3ConfigError } from '../s3';
 import { loadWorkerConfig, resolveSecrets } from '../worker';
+import { type ClientEntry, type ContextValue, overrideProblem, parseRange } from '../judge';
+import { DEFAULT_UPLOAD_INTERVAL_MS } from '../logpush';
+import { originProblem, type OriginInput } from '../origin';
 import { DEFAULT_FILES, readPlatformFile, type PlatformFile } from './config-file';
 
 export const DEFAULT_API_PORT = 8787;
@@ -44,6 +47,14 @@ export interface S3Settings extends Address {
 }
 
 export interface EdgeSettings extends Address {
+  /** Zones' origins by hostname (`[[edge.origins]]`). */
+  origins: OriginInput[];
+  /** Addresses and ranges whose `cf-connecting-ip` / `x-forwarded-for` is believed. */
+  trustedProxies: string[];
+  /** What the platform knows of clients, by address range (`[[edge.clients]]`). */
+  clients: ClientEntry[];
+  /** A log push batch is written at most this long after its first entry. */
+  logUploadMs: number;
   /** A request's CPU time before its worker is cut off (the platform's default: 30 s). */
   cpuMs: number;
 }
@@ -158,7 +169,13 @@ export function resolveSettings(file: string | undefined, env: NodeJS.ProcessEnv
   let edge: (Omit<EdgeSettings, 'port'> & { port: number | undefined }) | undefined;
   if (edgeOn) {
     const edgePort = portOf('EDGE_PORT', 'edge.port', written.edge?.port);
-    edge = { port: edgePort.port, host: hostOf('EDGE_HOST', written.edge?.host), portFrom: edgePort.from, cpuMs: written.edge?.cpu_ms ?? DEFAULT_CPU_MS };
+    edge = {
+      port: edgePort.port,
+      host: hostOf('EDGE_HOST', written.edge?.host),
+      portFrom: edgePort.from,
+      cpuMs: written.edge?.cpu_ms ?? DEFAULT_CPU_MS,
+      ...edgeJudging(written, env, problems, environmentProblems),
+    };
   }
 
   // The workers, each checked as `npm run worker` checks it (file, main, secrets).
@@ -335,6 +352,61 @@ function s3Keys(written: PlatformFile, base: string, env: NodeJS.ProcessEnv, pro
   const generated = { id: randomBytes(16).toString('hex'), secret: randomBytes(32).toString('hex') };
   accessKeys.set(generated.id, generated.secret);
   return { accessKeys, generatedKey: generated };
+}
+
+/** How many seconds a log push batch may wait, unless the file or EDGE_LOG_UPLOAD_SECONDS says. */
+export const DEFAULT_LOG_UPLOAD_SECONDS = DEFAULT_UPLOAD_INTERVAL_MS / 1000;
+
+/** The edge's origins, trusted proxies, table of clients and log batching, each entry checked. */
+function edgeJudging(
+  written: PlatformFile,
+  env: NodeJS.ProcessEnv,
+  problems: ProblemList,
+  environmentProblems: string[],
+): Pick<EdgeSettings, 'origins' | 'trustedProxies' | 'clients' | 'logUploadMs'> {
+  const origins: OriginInput[] = [];
+  const hostnames = new Map<string, number>();
+  (written.edge?.origins ?? []).forEach((origin, i) => {
+    const problem = originProblem(origin);
+    if (problem) return problems.add(`edge.origins[${i}].${problem.key}`, problem.message);
+    const other = hostnames.get(origin.hostname);
+    if (other !== undefined) return problems.add(`edge.origins[${i}].hostname`, `${origin.hostname} is the hostname of edge.origins[${other}] too`);
+    hostnames.set(origin.hostname, i);
+    origins.push({
+      hostname: origin.hostname,
+      upstream: origin.upstream,
+      ...(origin.connect_timeout_ms === undefined ? {} : { connectTimeoutMs: origin.connect_timeout_ms }),
+      ...(origin.response_timeout_ms === undefined ? {} : { responseTimeoutMs: origin.response_timeout_ms }),
+    });
+  });
+  const trustedProxies = (written.edge?.trusted_proxies ?? []).filter((range, i) => {
+    const parsed = parseRange(range);
+    if (typeof parsed === 'string') problems.add(`edge.trusted_proxies[${i}]`, parsed);
+    return typeof parsed !== 'string';
+  });
+  const clients: ClientEntry[] = [];
+  (written.edge?.clients ?? []).forEach((client, i) => {
+    const range = parseRange(client.range);
+    if (typeof range === 'string') return problems.add(`edge.clients[${i}].range`, range);
+    const fields: Record<string, ContextValue> = {};
+    for (const [field, value] of Object.entries(client.fields ?? {})) {
+      const problem = overrideProblem(field, value);
+      if (problem) problems.add(`edge.clients[${i}].fields.${field}${problem.at}`, problem.message.replace('describe the request instead of overriding it', 'the request itself gives it'));
+      else fields[field] = value as ContextValue;
+    }
+    if (client.country !== undefined) fields['ip.src.country'] = client.country;
+    if (client.asn !== undefined) fields['ip.src.asnum'] = client.asn;
+    if (client.bot_score !== undefined) fields['cf.bot_management.score'] = client.bot_score;
+    clients.push({ range: client.range, fields });
+  });
+  let uploadSeconds = written.edge?.log_upload_seconds ?? DEFAULT_LOG_UPLOAD_SECONDS;
+  const variable = env.EDGE_LOG_UPLOAD_SECONDS;
+  if (variable !== undefined && variable !== '') {
+    const seconds = Number(variable);
+    if (!(seconds >= 0.05 && seconds <= 300)) environmentProblems.push(`EDGE_LOG_UPLOAD_SECONDS must be a number of seconds from 0.05 to 300, not "${variable}"`);
+    else uploadSeconds = seconds;
+  }
+  return { origins, trustedProxies, clients, logUploadMs: Math.round(uploadSeconds * 1000) };
 }
 
 /** FAULTS_FILE wins over the file's [faults] (as every variable wins over the file). */

@@ -6,8 +6,9 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { NotFound } from 'express-openapi-validator/dist/framework/types.js';
 import { OpenApiValidator as DocumentValidator } from 'express-openapi-validator/dist/openapi.validator.js';
 import type { Logger } from 'pino';
-import type { BucketCatalogue } from '../bucket';
+import { HOME_ACCOUNT_ID, type BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
+import { BucketCredentials } from '../logpush';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import { healthProblems, type HealthProblem } from '../storage-health';
 import { frozenJson, type Store } from '../store';
@@ -46,6 +47,8 @@ export interface AppOptions {
    * the S3 endpoint is given, so both derive the same temporary secrets. None by default.
    */
   s3AccessKeys?: ReadonlyMap<string, string>;
+  /** The account whose buckets those keys open (the S3 endpoint's; the home account by default). */
+  s3Account?: string;
   logger: Logger;
   /** Validate every response against the document (tests and development). */
   validateResponses?: boolean;
@@ -79,6 +82,8 @@ const readinessTimeoutMs = 2000;
 
 export function createApp(options: AppOptions): App {
   const { store, credentials, logger } = options;
+  const s3AccessKeys = options.s3AccessKeys ?? new Map<string, string>();
+  const bucketCredentials = s3AccessKeys.size > 0 ? new BucketCredentials(s3AccessKeys, options.s3Account ?? HOME_ACCOUNT_ID) : null;
   // The server's own copy: the validator changes the one it is given.
   const document = readableValidationDocument();
   // From the document as written: the validation copy has no discriminator mappings.
@@ -154,7 +159,8 @@ export function createApp(options: AppOptions): App {
       principal: req.principal!,
       store,
       buckets: options.buckets,
-      s3AccessKeys: options.s3AccessKeys ?? new Map(),
+      s3AccessKeys,
+      bucketCredentials,
       request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;

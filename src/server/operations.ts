@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { operations } from '../../generated/api';
+import type { BucketCredentials } from '../logpush';
 import type { BucketCatalogue } from '../bucket';
 import type { Store } from '../store';
 import type { Principal } from './auth/credentials';
@@ -32,6 +33,8 @@ export interface Context<O extends OperationId> {
   buckets: BucketCatalogue;
   /** S3 access keys by id (the parents of temporary credentials); their secrets never leave memory. */
   s3AccessKeys: ReadonlyMap<string, string>;
+  /** The S3 credentials a log push destination in one of the platform's buckets may carry; null without S3 keys. */
+  bucketCredentials: BucketCredentials | null;
   /**
    * The request: its headers, and for operations that take a raw body (object uploads) the body
    * stream, which nothing else has read.

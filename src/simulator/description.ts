@@ -12,12 +12,10 @@
  */
 import { z } from 'zod';
 import { type DescriptionIssue, InvalidRequestDescriptionError } from './errors';
-import { isIpAddress } from './ip';
 import { type FieldOverrides, checkOverrides } from './overrides';
-import { type RequestTarget, parseTarget } from './url';
+import { HTTP_VERSIONS, type HttpVersion, type RequestTarget, isIpAddress, parseTarget } from '../judge';
 
-const HTTP_VERSIONS = ['HTTP/1.0', 'HTTP/1.1', 'HTTP/2', 'HTTP/3'] as const;
-export type HttpVersion = (typeof HTTP_VERSIONS)[number];
+export type { HttpVersion };
 
 /** RFC 9110 token: method and header names. */
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;

@@ -1,5 +1,6 @@
 /** A simulation result as a readable trace, for terminals. */
-import type { PhaseTrace, RuleTrace, RulesetTrace, ScoreTrace, SimulationResult } from './types';
+import type { PhaseTrace, RuleTrace, RulesetTrace, ScoreTrace } from '../judge';
+import type { SimulationResult } from './types';
 
 export function formatReport(result: SimulationResult): string {
   const { request, zone } = result;

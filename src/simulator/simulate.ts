@@ -1,15 +1,21 @@
 import { randomBytes } from 'node:crypto';
+import {
+  BODY_INSPECTION_LIMIT_BYTES,
+  type FinalOutcome,
+  RulesetCompiler,
+  describeLocation,
+  judge,
+  readDeployment,
+  requestFields,
+  responseFields,
+} from '../judge';
+import { LOG_DATASET, customFieldValues, jobOutput, logEntry } from '../logpush';
 import type { Store } from '../store';
-import { requestFields, responseFields } from './context';
-import { readCustomFields, customFieldValues } from './custom-fields';
 import { checkDescription } from './description';
-import { runPhases } from './engine';
 import { UnknownZoneError } from './errors';
-import { LOG_DATASET, logEntry } from './log-entry';
-import { type SimulatedRequest, buildRequest } from './request';
-import { BODY_INSPECTION_LIMIT_BYTES } from './body';
 import type { FieldOverrides } from './overrides';
-import type { FinalOutcome, SimulationResult } from './types';
+import { type DescribedRequest, buildRequest } from './request';
+import type { SimulationResult } from './types';
 
 export interface SimulateOptions {
   /** The time of the request (default: the store's clock); an override of the timestamp fields wins. */
@@ -19,37 +25,64 @@ export interface SimulateOptions {
 }
 
 /**
+ * Simulations compile a ruleset version once per store, as the edge does (per store: two stores
+ * in one process, as tests open, may hold the same seeded ruleset at one version with other rules).
+ */
+const compilers = new WeakMap<Store, RulesetCompiler>();
+
+function compilerOf(store: Store): RulesetCompiler {
+  let compiler = compilers.get(store);
+  if (compiler === undefined) compilers.set(store, (compiler = new RulesetCompiler()));
+  return compiler;
+}
+
+/**
  * What the zone's deployed configuration would do to the request `description` (parsed JSON,
- * see description.ts). Throws InvalidRequestDescriptionError or UnknownZoneError.
+ * see description.ts): the edge's own judgment, traced. Throws InvalidRequestDescriptionError or
+ * UnknownZoneError.
  */
 export async function simulate(store: Store, zoneId: string, description: unknown, options: SimulateOptions = {}): Promise<SimulationResult> {
   if (options.now !== undefined && Number.isNaN(options.now.getTime())) throw new RangeError('options.now is an invalid Date');
   const checked = checkDescription(description);
-  const zone = await store.zones.get(zoneId);
-  if (zone === null) throw new UnknownZoneError(zoneId);
+  const deployment = await readDeployment(store, zoneId, compilerOf(store));
+  if (deployment === null) throw new UnknownZoneError(zoneId);
+  const { zone } = deployment;
   const { overrides } = checked;
-  const request = buildRequest(checked, {
+  const described = buildRequest(checked, {
     timestampMs: requestTime(overrides) ?? options.now?.getTime() ?? Math.floor(store.clock.nowMicros() / 1000),
     rayId: typeof overrides['cf.ray_id'] === 'string' ? overrides['cf.ray_id'] : (options.rayId ?? randomBytes(8).toString('hex')),
   });
+  const { request, response } = described;
   const requestContext = requestFields(request, overrides);
-  const responseContext = request.response ? { ...requestContext, ...responseFields(request.response) } : null;
-  const waf = await store.waf.getState(zone.id);
-  const engine = await runPhases({ store, zone, requestContext, responseContext, managedRulesActive: waf?.new_managed_rules_enabled ?? true });
+  const responseContext = response ? { ...requestContext, ...responseFields(response) } : null;
+  const judgment = judge(deployment, requestContext, responseContext, { trace: true });
 
-  const reachedOrigin = engine.terminated === null || !engine.terminated.rule.phase.startsWith('http_request_');
+  const terminated = judgment.terminated;
+  const reachedOrigin = terminated === null || !terminated.rule.phase.startsWith('http_request_');
   const outcome: FinalOutcome = {
-    action: engine.terminated?.rule.action ?? null,
-    rule: engine.terminated?.rule ?? null,
-    status: engine.terminated?.status ?? request.response?.status ?? null,
+    action: terminated?.rule.action ?? null,
+    rule: terminated?.rule ?? null,
+    status: terminated?.status ?? response?.status ?? null,
   };
-  const customFields = await readCustomFields(store, zone.id);
-  const custom = customFieldValues(customFields, request, reachedOrigin ? request.response : undefined);
-  const jobs = (await store.logpushJobs.list(zone.id)).filter((job) => job.dataset === LOG_DATASET);
+  const customFields = deployment.customFields;
+  const custom = customFieldValues(customFields, request, reachedOrigin ? response : undefined);
+  const jobs = deployment.logpushJobs.filter((job) => job.dataset === LOG_DATASET);
   const context = responseContext ?? requestContext;
-  const entries = jobs.map((job) =>
-    logEntry(job, { zone, request, context, outcome, edgeContentType: engine.terminated?.contentType ?? null, reachedOrigin, matched: engine.matched, custom }),
-  );
+  const entries = jobs.map((job) => {
+    const output = jobOutput(job);
+    const logged = logEntry(output, {
+      zone,
+      request,
+      context,
+      outcome,
+      edgeContentType: terminated?.contentType ?? null,
+      reachedOrigin,
+      originResponse: reachedOrigin ? response : undefined,
+      matched: judgment.matched,
+      custom,
+    });
+    return { job: { id: job.id, name: job.name, enabled: job.enabled }, fields: output.fields, ...logged };
+  });
 
   return {
     zone: { id: zone.id, name: zone.name },
@@ -62,14 +95,17 @@ export async function simulate(store: Store, zoneId: string, description: unknow
       timestamp: new Date(request.timestampMs).toISOString(),
     },
     context,
-    phases: engine.phases,
-    owasp: engine.scores[0] ?? null,
+    phases: judgment.phases,
+    owasp: judgment.scores[0] ?? null,
     outcome,
-    matched_rules: engine.matched,
+    matched_rules: judgment.matched,
     log: { custom_fields: { ...customFields, truncated: custom.truncated }, entries },
     warnings: [
-      ...descriptionWarnings(request),
-      ...engine.warnings,
+      ...descriptionWarnings(described),
+      ...judgment.warnings,
+      ...judgment.failures.map(
+        (failure) => `rule ${describeLocation(failure.rule)} cannot be evaluated (${failure.message.split('\n')[0]}): the edge answers such a request with 500`,
+      ),
       ...(customFields.ignored.length > 0
         ? [`only the first 40 custom log fields are logged; ignored: ${customFields.ignored.map((f) => `${f.kind} ${f.name}`).join(', ')}`]
         : []),
@@ -87,13 +123,13 @@ function requestTime(overrides: FieldOverrides): number | undefined {
   return typeof sec === 'number' ? sec * 1000 : undefined;
 }
 
-function descriptionWarnings(request: SimulatedRequest): string[] {
+function descriptionWarnings({ request }: DescribedRequest): string[] {
   const warnings: string[] = [];
   if (request.clientIp === undefined) {
     warnings.push('no client_ip: ip.src is missing, so every condition on it is false (and a negated one true)');
   }
   if (request.target.droppedFragment !== null) warnings.push(`the url's fragment #${request.target.droppedFragment} is never sent; it was ignored`);
-  if (new TextEncoder().encode(request.body).length > BODY_INSPECTION_LIMIT_BYTES) {
+  if (request.bodySize > BODY_INSPECTION_LIMIT_BYTES) {
     warnings.push(`the body is larger than the ${BODY_INSPECTION_LIMIT_BYTES} bytes the edge inspects: rules saw only its start`);
   }
   return warnings;

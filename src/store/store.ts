@@ -221,6 +221,13 @@ export interface LogpushJobRepository {
   update(ownerId: string, id: number, patch: LogpushJobPatch): Promise<LogpushJob>;
   /** Throws NotFoundError when the owner has no such job. */
   delete(ownerId: string, id: number): Promise<void>;
+  /**
+   * Records how a delivery of the job's logs went, at the store's time: a success sets
+   * `last_complete` and clears `last_error` and `error_message` (the job is no longer failing); a
+   * failure sets `last_error` and `error_message`. Answers false when the owner has no such job
+   * (it was deleted meanwhile).
+   */
+  recordDelivery(ownerId: string, id: number, outcome: { error: string | null }): Promise<boolean>;
 }
 
 /**
@@ -312,6 +319,13 @@ export interface Store extends Repositories {
    * outside `tx`. Inside `work`, use `tx`, never the store itself.
    */
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * A value that changes whenever what the edge judges and logs requests by changes: a ruleset
+   * of a zone or an account (written, created, deleted), a zone's WAF migration, a log push job's
+   * settings. Equal values mean nothing of that changed; cheap enough to poll several times a
+   * second from every process sharing the database.
+   */
+  changeMarker(): Promise<string>;
   /** Answers when the database answers (readiness checks). */
   ping(): Promise<void>;
   close(): Promise<void>;

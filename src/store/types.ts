@@ -300,6 +300,8 @@ export interface RulesetUpdate {
 /** Where a ruleset lives. Account scope also sees the platform's managed rulesets. */
 export type RulesetScope = { account_id: string } | { zone_id: string };
 
+export type LogpushOutputOptions = NonNullable<components['schemas']['LogpushOutputOptions']>;
+
 /** A log push job as the API has it, plus what the store also keeps. */
 export type LogpushJob = components['schemas']['LogpushJob'] & { kind: string; created_on: Timestamp };
 
@@ -308,6 +310,8 @@ export interface LogpushJobInput {
   dataset: string;
   destination_conf: string;
   logpull_options?: string | null;
+  /** The structured replacement for `logpull_options`; null clears them. */
+  output_options?: LogpushOutputOptions | null;
   enabled?: boolean;
   frequency?: LogpushJob['frequency'];
   kind?: string;

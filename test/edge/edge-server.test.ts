@@ -159,7 +159,7 @@ describe('the edge', () => {
     expect([half.status, half.body]).toEqual([200, 'half']);
   });
 
-  it('lets a step answer before routing, and tells the steps after the answer how each request ended', async () => {
+  it('lets a step answer before the answer, and tells the steps after the answer how each request ended', async () => {
     outcomes.length = 0;
     const blocked = await request(edge, 'hello.team.workers.dev', '/', 'GET', { 'x-block': 'yes' });
     expect([blocked.status, blocked.body]).toEqual([403, 'blocked']);

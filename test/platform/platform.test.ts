@@ -81,9 +81,11 @@ describe('npm start without a configuration file', () => {
         name: 'SignatureDoesNotMatch',
       });
 
-      // The edge answers a hostname nothing is deployed at as the platform does.
-      const edge = await edgeRequest(platform, 'example.org');
-      expect([edge.status, edge.body]).toEqual([530, 'error code: 1001']);
+      // The edge answers as the platform does a zone without an origin, and a hostname it does not serve.
+      const zone = await edgeRequest(platform, 'example.org');
+      expect([zone.status, zone.body]).toEqual([530, 'error code: 1016']);
+      const unknown = await edgeRequest(platform, 'nowhere.example');
+      expect([unknown.status, unknown.body]).toEqual([530, 'error code: 1001']);
 
       const ready = await fetch(`${new URL(platform.urls.api!).origin}/readyz`);
       expect(ready.status).toBe(200);
@@ -171,7 +173,9 @@ describe('a configuration file', () => {
     const edgeOnly = await startPlatform(withFiles({ 'platform.toml': '[api]\nenabled = false\n\n[s3]\nenabled = false\n\n[edge]\nport = 0\n' }), [], { DATA_DIR: temporaryDirectory() });
     try {
       expect(Object.keys(edgeOnly.urls)).toEqual(['edge']);
-      expect(await edgeRequest(edgeOnly, 'example.org')).toEqual({ status: 530, body: 'error code: 1001' });
+      // A zone's hostname without a workers route or an origin: the platform's origin DNS error.
+      expect(await edgeRequest(edgeOnly, 'example.org')).toEqual({ status: 530, body: 'error code: 1016' });
+      expect(await edgeRequest(edgeOnly, 'not-a-zone.example')).toEqual({ status: 530, body: 'error code: 1001' });
     } finally {
       expect(await edgeOnly.stop()).toBe(0);
     }

@@ -46,13 +46,14 @@ describe('ports', () => {
 
   it('puts the edge after the S3 endpoint, moved by EDGE_PORT and EDGE_HOST, turned off by enabled = false, its CPU limit checked', () => {
     const { settings } = settingsOf('[edge]\nport = 7000\ncpu_ms = 50\n', { EDGE_PORT: '7100', EDGE_HOST: '0.0.0.0' });
-    expect(settings().edge).toEqual({ port: 7100, host: '0.0.0.0', portFrom: 'EDGE_PORT', cpuMs: 50 });
-    expect(resolveSettings(undefined, {}).edge).toEqual({ port: 8789, host: '127.0.0.1', portFrom: 'default', cpuMs: 30_000 });
+    const nothingElse = { origins: [], trustedProxies: [], clients: [], logUploadMs: 3000 };
+    expect(settings().edge).toEqual({ port: 7100, host: '0.0.0.0', portFrom: 'EDGE_PORT', cpuMs: 50, ...nothingElse });
+    expect(resolveSettings(undefined, {}).edge).toEqual({ port: 8789, host: '127.0.0.1', portFrom: 'default', cpuMs: 30_000, ...nothingElse });
     expect(settingsOf('[edge]\nenabled = false\n').settings().edge).toBeUndefined();
     const bad = settingsOf('[edge]\ncpu_ms = 5\nzones = 1\n');
     expect(problemsOf(bad.settings)).toEqual([
       `${bad.file}: edge.cpu_ms: must be a whole number of milliseconds from 10 to 300000, not 5`,
-      `${bad.file}: edge.zones: unknown key (keys of edge: enabled, port, host, cpu_ms)`,
+      `${bad.file}: edge.zones: unknown key (keys of edge: enabled, port, host, origins, trusted_proxies, clients, log_upload_seconds, cpu_ms)`,
     ]);
   });
 
@@ -130,5 +131,50 @@ describe('keys, state, the rate limit and fault rules', () => {
     const fromVariable = resolveSettings(file, { FAULTS_FILE: path.join(rules, 'faults.toml') }).faults;
     expect(fromVariable).toEqual({ fromFile: false, s3: { list: [{ status: 503 }], source: `faults file ${path.join(rules, 'faults.toml')}` } });
     expect(problemsOf(() => resolveSettings(undefined, { FAULTS_FILE: path.join(temporaryDirectory(), 'none.toml') }))[0]).toMatch(/^FAULTS_FILE: .*none\.toml: cannot read the file \(ENOENT\)$/);
+  });
+});
+
+describe('the edge\'s zones traffic', () => {
+  it('reads origins, trusted proxies, the table of clients and the log upload interval', () => {
+    const { settings } = settingsOf(
+      '[edge]\ntrusted_proxies = ["127.0.0.1", "10.0.0.0/8"]\nlog_upload_seconds = 1.5\n\n' +
+        '[[edge.origins]]\nhostname = "example.org"\nupstream = "http://127.0.0.1:9000"\nresponse_timeout_ms = 2000\n\n' +
+        '[[edge.clients]]\nrange = "203.0.113.0/24"\ncountry = "FR"\nasn = 64500\nbot_score = 3\nfields = { "ip.src.region_code" = "IDF" }\n',
+    );
+    expect(settings().edge).toMatchObject({
+      trustedProxies: ['127.0.0.1', '10.0.0.0/8'],
+      logUploadMs: 1500,
+      origins: [{ hostname: 'example.org', upstream: 'http://127.0.0.1:9000', responseTimeoutMs: 2000 }],
+      clients: [{ range: '203.0.113.0/24', fields: { 'ip.src.region_code': 'IDF', 'ip.src.country': 'FR', 'ip.src.asnum': 64500, 'cf.bot_management.score': 3 } }],
+    });
+    expect(settingsOf('', { EDGE_LOG_UPLOAD_SECONDS: '0.2' }).settings().edge?.logUploadMs).toBe(200);
+  });
+
+  it('names every wrong entry by its key', () => {
+    const bad = settingsOf(
+      '[edge]\ntrusted_proxies = ["localhost"]\n\n' +
+        '[[edge.origins]]\nhostname = "Example.org"\nupstream = "http://x"\n\n' +
+        '[[edge.origins]]\nhostname = "example.net"\nupstream = "ftp://x"\n\n' +
+        '[[edge.origins]]\nhostname = "example.com"\nupstream = "http://a"\n\n[[edge.origins]]\nhostname = "example.com"\nupstream = "http://b"\n\n' +
+        '[[edge.clients]]\nrange = "203.0.113.0/33"\n\n' +
+        '[[edge.clients]]\nrange = "198.51.100.0/24"\ncountry = "FR"\nfields = { "ip.src.asnum" = "AS1", "http.host" = "x", "no.such" = 1 }\n',
+      { EDGE_LOG_UPLOAD_SECONDS: 'soon' },
+    );
+    const shape = settingsOf('[[edge.clients]]\nrange = "198.51.100.0/24"\ncountry = "fr"\nbot_score = 100\n');
+    expect(problemsOf(shape.settings)).toEqual([
+      `${shape.file}: edge.clients[0].country: must be a two-letter country code in upper case (FR, T1, XX), not "fr"`,
+      `${shape.file}: edge.clients[0].bot_score: must be a bot score from 1 to 99, not 100`,
+    ]);
+    expect(problemsOf(bad.settings)).toEqual([
+      `${bad.file}: edge.origins[0].hostname: must be a host name in lower case (example.org) or every name under one (*.example.org), not "Example.org"`,
+      `${bad.file}: edge.origins[1].upstream: must be an http:// or https:// URL, not ftp:`,
+      `${bad.file}: edge.origins[3].hostname: example.com is the hostname of edge.origins[2] too`,
+      `${bad.file}: edge.trusted_proxies[0]: "localhost" is not an IPv4 or IPv6 address or range`,
+      `${bad.file}: edge.clients[0].range: "203.0.113.0/33" is not an IPv4 or IPv6 address or range (such as 203.0.113.0/24)`,
+      `${bad.file}: edge.clients[1].fields.ip.src.asnum: must be an integer (Int)`,
+      `${bad.file}: edge.clients[1].fields.http.host: is derived from url; the request itself gives it`,
+      `${bad.file}: edge.clients[1].fields.no.such: is not a field of the rules language`,
+      'EDGE_LOG_UPLOAD_SECONDS must be a number of seconds from 0.05 to 300, not "soon"',
+    ]);
   });
 });

@@ -42,6 +42,7 @@ describe('account log push jobs', () => {
       id: created.id,
       ...GATEWAY,
       logpull_options: 'fields=Datetime,QueryName&timestamps=rfc3339',
+      output_options: null,
       enabled: false,
       frequency: 'high',
       last_complete: null,
@@ -90,6 +91,36 @@ describe('account log push jobs', () => {
     expect(await unwrap(server.api.GET('/accounts/{account_id}/logpush/jobs/{job_id}', jobPath(job.id)))).toEqual(job);
     await fails(server.api.GET('/accounts/{account_id}/logpush/jobs/{job_id}', jobPath(0)), 400);
     await fails(server.api.GET('/accounts/{account_id}/logpush/jobs', { params: { path: { account_id: 'f'.repeat(32) } } }), 404);
+  });
+
+  it('keeps output_options as written, checks them against the dataset, and null clears them', async () => {
+    const output_options = { field_names: ['Datetime', 'QueryName'], output_type: 'csv' as const, record_template: '{{.Datetime}} {{ .QueryName }}\n', 'CVE-2021-44228': true };
+    const job = await createJob({ ...GATEWAY, output_options });
+    // Answered with the defaults of what was left out, as read back.
+    const stored = { ...output_options, sample_rate: 1, timestamp_format: 'unixnano' };
+    expect(job.output_options).toEqual(stored);
+    expect((await unwrap(server.api.GET('/accounts/{account_id}/logpush/jobs/{job_id}', jobPath(job.id)))).output_options).toEqual(stored);
+    const zoneJob = await unwrap(
+      server.api.POST('/zones/{zone_id}/logpush/jobs', {
+        params: { path: { zone_id: ids.proZone } },
+        body: { destination_conf: 's3://logs/http/{DATE}?region=us-east-1', output_options: { field_names: ['RayID', 'RequestHeaders'], timestamp_format: 'rfc3339' } },
+      }),
+    );
+    expect(zoneJob.output_options).toEqual({ field_names: ['RayID', 'RequestHeaders'], timestamp_format: 'rfc3339', output_type: 'ndjson', sample_rate: 1, 'CVE-2021-44228': false });
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ field_names: ['Datetime', 'RequestHeaders'] }, 'output_options: field_names: RequestHeaders carries custom fields, which only the http_requests dataset has'],
+      [{ field_names: [] }, 'output_options: field_names must list at least one field'],
+      [{ field_names: ['Datetime'], record_template: '{{range .}}x{{end}}' }, 'record_template: only {{.FieldName}} placeholders are served'],
+    ];
+    for (const [options, message] of refusals) {
+      const refused = await fails(server.api.PUT('/accounts/{account_id}/logpush/jobs/{job_id}', { ...jobPath(job.id), body: { output_options: options as never } }), 400);
+      expect(refused.message).toContain(message);
+    }
+    const shape = await fails(server.api.PUT('/accounts/{account_id}/logpush/jobs/{job_id}', { ...jobPath(job.id), body: { output_options: { output_type: 'xml' } as never } }), 400);
+    expect(shape.message).toContain('output_type');
+    expect((await unwrap(server.api.GET('/accounts/{account_id}/logpush/jobs/{job_id}', jobPath(job.id)))).output_options).toEqual(stored);
+    const cleared = await unwrap(server.api.PUT('/accounts/{account_id}/logpush/jobs/{job_id}', { ...jobPath(job.id), body: { output_options: null } }));
+    expect(cleared.output_options).toBeNull();
   });
 
   it('keeps zone and account jobs apart: an id of the other scope answers 404', async () => {

@@ -188,6 +188,6 @@ describe('rules the simulation cannot run as written', () => {
     await deploy(store, CUSTOM, [rule('rewrite', 'true', 'Rewrite the path')]);
     const result = await simulateFixture(store, 'benign-browser');
     expect(result.outcome.action).toBeNull();
-    expect(result.warnings.some((w) => w.includes('action rewrite is not simulated; it was treated as log'))).toBe(true);
+    expect(result.warnings.some((w) => w.includes('action rewrite is not carried out here; it was treated as log'))).toBe(true);
   });
 });

@@ -47,8 +47,8 @@ interface StoredInfo {
 export class DirectoryStorage implements CatalogueStorage {
   readonly #dataDir: string;
   readonly #homeAccount: string;
-  /** Open storage per bucket directory, with the identity (inode) of the `bucket.json` it was opened for. */
-  readonly #engines = new Map<string, { engine: DiskEngine; identity: number }>();
+  /** Open storage per bucket directory, with the identity (`infoIdentity`) of the `bucket.json` it was opened for. */
+  readonly #engines = new Map<string, { engine: DiskEngine; identity: string }>();
   /** Paths by account and bucket name, joined once: on a request's path, joining cost more than the `stat`. */
   readonly #paths = new Map<string, BucketPaths>();
   /** Engines of buckets another process deleted or made again: still held by handles, closed with the storage. */
@@ -199,11 +199,11 @@ export class DirectoryStorage implements CatalogueStorage {
 
   /**
    * The open storage of a bucket that exists now, with one `stat`. Its `bucket.json` is written
-   * once, at creation, so its inode tells this bucket from one of the same name that another
+   * once, at creation, so its identity tells this bucket from one of the same name that another
    * process deleted and created again: what was open for the old one is retired (not closed yet,
    * since a worker may still hold a bucket on it; closed with the storage) and the new one opened.
    */
-  #open(paths: BucketPaths): { engine: DiskEngine; identity: number } | null {
+  #open(paths: BucketPaths): { engine: DiskEngine; identity: string } | null {
     const { directory } = paths;
     const identity = infoIdentity(paths);
     const open = this.#engines.get(directory);
@@ -286,10 +286,14 @@ export class DirectoryStorage implements CatalogueStorage {
   }
 }
 
-/** The inode of a bucket's `bucket.json`, or null when there is no such bucket. */
-function infoIdentity(paths: BucketPaths): number | null {
+/**
+ * Who a bucket's `bucket.json` is: its inode and the time it was written, or null when there is
+ * no such bucket. The inode alone is not enough: a file system hands a freed inode to the next
+ * file made, so a bucket deleted and made again at once may get its predecessor's.
+ */
+function infoIdentity(paths: BucketPaths): string | null {
   const stats = fs.statSync(paths.info, { throwIfNoEntry: false });
-  return stats ? stats.ino : null;
+  return stats ? `${stats.ino}:${stats.ctimeMs}` : null;
 }
 
 function readInfo(directory: string): StoredInfo | null {

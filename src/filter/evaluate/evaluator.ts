@@ -18,11 +18,18 @@ export interface CompileOptions {
 }
 
 export interface CompiledFilter {
-  evaluate(context: RequestContext): boolean;
+  /**
+   * Whether the expression matches the request. Given an EvaluationScope, the fields it has
+   * converted already are reused: many expressions over one request read each field once.
+   */
+  evaluate(context: RequestContext | EvaluationScope): boolean;
 }
 
-/** One evaluation: reads each field of the context at most once. */
-class Env {
+/**
+ * One request's context as evaluations read it: each field converted to its runtime form at most
+ * once, however many expressions read it. The context must not change once a scope is open on it.
+ */
+export class EvaluationScope {
   private readonly cache = new Map<string, MaybeValue>();
   constructor(private readonly context: RequestContext) {}
 
@@ -35,8 +42,8 @@ class Env {
   }
 }
 
-type One<T> = { readonly many: false; readonly run: (env: Env) => T };
-type Many<T> = { readonly many: true; readonly run: (env: Env) => T[] };
+type One<T> = { readonly many: false; readonly run: (env: EvaluationScope) => T };
+type Many<T> = { readonly many: true; readonly run: (env: EvaluationScope) => T[] };
 type Compiled<T> = One<T> | Many<T>;
 
 /**
@@ -44,7 +51,7 @@ type Compiled<T> = One<T> | Many<T>;
  * path, or undefined when the value the first `[*]` applies to is missing
  * (then a call mapped over it is missing too, not an empty array).
  */
-type Mapped = { readonly many: true; readonly run: (env: Env) => Runtime[] | undefined };
+type Mapped = { readonly many: true; readonly run: (env: EvaluationScope) => Runtime[] | undefined };
 type CompiledValue = One<MaybeValue> | Mapped;
 
 function present(value: MaybeValue): value is Runtime {
@@ -88,7 +95,7 @@ function compileCall(node: ValueExpr & { kind: 'call' }, options: CompileOptions
   if (!factory) throw new Error(`no implementation for function ${node.name}`);
   const call = factory(literals);
   const [first, ...rest] = args;
-  const single = (a: CompiledValue | undefined, env: Env): MaybeValue => (a === undefined || a.many ? undefined : a.run(env));
+  const single = (a: CompiledValue | undefined, env: EvaluationScope): MaybeValue => (a === undefined || a.many ? undefined : a.run(env));
   if (first?.many) {
     // Mapped over its first argument: one call per element, the results (missing ones dropped) as an array.
     return {
@@ -259,5 +266,5 @@ function condition(lhs: ValueExpr, test: (value: Runtime) => boolean, options: C
 export function compileFilter(ast: Expression, options: CompileOptions = {}): CompiledFilter {
   const compiled = compileExpression(ast, options);
   if (compiled.many) throw new Error('the expression is not Boolean; only checked trees can be compiled');
-  return { evaluate: (context) => compiled.run(new Env(context)) };
+  return { evaluate: (context) => compiled.run(context instanceof EvaluationScope ? context : new EvaluationScope(context)) };
 }

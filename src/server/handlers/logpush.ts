@@ -1,6 +1,6 @@
 import { notFound } from '../http/errors';
 import type { Handlers } from '../operations';
-import { checkJobFields } from '../logpush/job-checks';
+import { checkDestinationReachable, checkJobFields } from '../logpush/job-checks';
 import { toApiJob, updateJob } from '../logpush/job-updates';
 import { accountOwners, zoneOwners, type OwnerKind, type TwinContext } from './owners';
 
@@ -18,7 +18,8 @@ function jobOperations(owners: OwnerKind) {
       const owner = await owners.of(context);
       const body = context.body;
       const dataset = body.dataset ?? DEFAULT_DATASET;
-      checkJobFields({ logpull_options: body.logpull_options ?? null, destination_conf: body.destination_conf }, dataset);
+      checkJobFields({ logpull_options: body.logpull_options ?? null, output_options: body.output_options, destination_conf: body.destination_conf }, dataset);
+      await checkDestinationReachable(body.destination_conf, { credentials: context.bucketCredentials, buckets: context.buckets });
       return { result: toApiJob(await owners.logpushJobs(context.store).create(owner.id, { ...body, dataset })) };
     },
 
@@ -36,7 +37,8 @@ function jobOperations(owners: OwnerKind) {
 
     async update(context: TwinContext<'updateLogpushJob', 'updateAccountLogpushJob'>) {
       const owner = await owners.of(context);
-      const job = await updateJob(context.store, owners.logpushJobs, owner.id, context.params.job_id, context.body, context.path);
+      const reachable = (destination: string) => checkDestinationReachable(destination, { credentials: context.bucketCredentials, buckets: context.buckets });
+      const job = await updateJob(context.store, owners.logpushJobs, owner.id, context.params.job_id, context.body, context.path, reachable);
       return { result: toApiJob(job) };
     },
 

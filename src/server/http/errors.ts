@@ -40,6 +40,8 @@ export class ApiError extends Error {
 
 /** The codes of this API (see the root description of the OpenAPI document). */
 export const Codes = {
+  /** A log push destination the platform cannot write to (the platform's `error validating destination`). */
+  destinationInvalid: 1002,
   invitationAnswered: 1004,
   wafPackageNotAnomaly: 1027,
   invalidHeaders: 6003,

@@ -12,8 +12,8 @@ export function toApiJob({ kind: _kind, created_on: _created, ...job }: LogpushJ
 
 /**
  * Updates the fields sent of an owner's job (zone or account, as `jobs` picks), checked
- * against the job's dataset read in the same transaction; 404 (on `path`) when the owner has
- * no such job.
+ * against the job's dataset read in the same transaction, a new destination by `checkDestination`;
+ * 404 (on `path`) when the owner has no such job.
  */
 export async function updateJob(
   store: Store,
@@ -22,12 +22,14 @@ export async function updateJob(
   jobId: number,
   body: JobUpdate,
   path: string,
+  checkDestination: (destinationConf: string) => Promise<void>,
 ): Promise<LogpushJob> {
   const { ownership_challenge: _challenge, ...patch } = body;
   return store.transaction(async (tx) => {
     const current = await jobs(tx).get(ownerId, jobId);
     if (!current) throw notFound(path);
     checkJobFields(patch, current.dataset);
+    if (patch.destination_conf !== undefined) await checkDestination(patch.destination_conf);
     return jobs(tx).update(ownerId, jobId, patch);
   });
 }

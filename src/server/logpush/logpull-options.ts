@@ -17,8 +17,21 @@ export function checkLogpullOptions(options: string | null, dataset: string): st
   }
   const fields = params.get('fields');
   if (fields === null || fields === '') problems.push('fields must list at least one field: fields=<comma separated names>&timestamps=rfc3339');
+  problems.push(...checkFieldNames(fields ? fields.split(',') : [], dataset));
+  const timestamps = params.get('timestamps');
+  if (timestamps !== null && !timestampFormats.includes(timestamps)) {
+    problems.push(`timestamps must be one of ${timestampFormats.join(', ')}, not "${timestamps}"`);
+  }
+  const sample = params.get('sample');
+  if (sample !== null && !(Number(sample) > 0 && Number(sample) <= 1)) problems.push(`sample must be a number in (0, 1], not "${sample}"`);
+  return problems;
+}
+
+/** Problems with a list of field names of `dataset`: repeated, unknown to it, or not names at all. */
+export function checkFieldNames(fields: readonly string[], dataset: string): string[] {
+  const problems: string[] = [];
   const seen = new Set<string>();
-  for (const field of fields ? fields.split(',') : []) {
+  for (const field of fields) {
     if (seen.has(field)) problems.push(`field ${field} is listed twice`);
     seen.add(field);
     if (dataset === 'http_requests') {
@@ -29,11 +42,5 @@ export function checkLogpullOptions(options: string | null, dataset: string): st
       problems.push(`"${field}" is not a field name`);
     }
   }
-  const timestamps = params.get('timestamps');
-  if (timestamps !== null && !timestampFormats.includes(timestamps)) {
-    problems.push(`timestamps must be one of ${timestampFormats.join(', ')}, not "${timestamps}"`);
-  }
-  const sample = params.get('sample');
-  if (sample !== null && !(Number(sample) > 0 && Number(sample) <= 1)) problems.push(`sample must be a number in (0, 1], not "${sample}"`);
   return problems;
 }

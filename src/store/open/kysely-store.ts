@@ -5,6 +5,7 @@ import { storeDump } from './dump';
 import type { EngineTraits } from '../engine/traits';
 import { accountRepository } from '../repositories/accounts';
 import { certificatePackRepository } from '../repositories/certificate-packs';
+import { changeMarker } from '../repositories/change-marker';
 import { invitationRepository } from '../repositories/invitations';
 import { ACCOUNT_JOBS, logpushJobRepository, ZONE_JOBS } from '../repositories/logpush-jobs';
 import { userRepository } from '../repositories/users';
@@ -108,6 +109,7 @@ export async function openKyselyStore(
     dump: storeDump(env),
     deployedWorkers: deployedWorkersReader(standaloneExecutor(env), secrets),
     transaction: (work) => runInTransaction(env, (ctx) => work(new LazyRepositories(transactionExecutor(ctx), memory))),
+    changeMarker: () => changeMarker(standaloneExecutor(env)),
     ping: async () => {
       await sql`select 1`.execute(db);
     },
@@ -163,10 +165,10 @@ class LazyRepositories implements Repositories {
     return (this.#rulesets ??= rulesetRepository(this.executor, this.memory.rulesets));
   }
   get logpushJobs() {
-    return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS));
+    return (this.#logpushJobs ??= logpushJobRepository(this.executor, ZONE_JOBS, this.memory.secrets));
   }
   get accountLogpushJobs() {
-    return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS));
+    return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS, this.memory.secrets));
   }
   get workers() {
     return (this.#workers ??= { ...scriptOperations(this.executor, this.memory.secrets), ...routeOperations(this.executor) });

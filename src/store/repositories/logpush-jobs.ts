@@ -1,13 +1,15 @@
 import type { Selectable } from 'kysely';
-import { fromFlag, toFlag } from '../codecs';
+import { fromFlag, fromJsonOrNull, toFlag, toJson } from '../codecs';
 import { LOGPUSH_JOB_COUNTER } from '../engine/counters';
 import { NotFoundError } from '../errors';
 import type { LogpushJobsTable } from '../schema/tables';
 import type { ReadContext } from '../transaction/context';
 import { lockingExecutor, type Executor } from '../transaction/executor';
 import type { LogpushJobRepository } from '../store';
-import type { LogpushJob } from '../types';
+import type { LogpushJob, LogpushOutputOptions } from '../types';
+import type { SecretBox } from '../workers/secret-box';
 import { jobLock } from '../write-locks';
+import { openDestination, sealDestination } from './sealed-destinations';
 
 /** Where a job's owner is: the zone or account column of the job, and the table of owners. */
 export type JobOwner = { column: 'zone_id'; table: 'zones'; kind: 'zone' } | { column: 'account_id'; table: 'accounts'; kind: 'account' };
@@ -15,12 +17,13 @@ export type JobOwner = { column: 'zone_id'; table: 'zones'; kind: 'zone' } | { c
 export const ZONE_JOBS: JobOwner = { column: 'zone_id', table: 'zones', kind: 'zone' };
 export const ACCOUNT_JOBS: JobOwner = { column: 'account_id', table: 'accounts', kind: 'account' };
 
-/** The jobs of one kind of owner (zones or accounts); the other kind's jobs are invisible to it. */
-export function logpushJobRepository(executor: Executor, owner: JobOwner): LogpushJobRepository {
+/** The jobs of one kind of owner (zones or accounts); `secrets` seals their destinations. */
+export function logpushJobRepository(executor: Executor, owner: JobOwner, secrets: () => SecretBox): LogpushJobRepository {
+  const toJob = (row: Selectable<LogpushJobsTable>) => jobOf(row, secrets);
   /** A write transaction locks the one job it reads or changes, so jobs of one owner never wait on each other. */
   const ofJob = (id: number) => lockingExecutor(executor, jobLock(id));
   return {
-    get: (ownerId, id) => ofJob(id).readStatement(({ db }) => findJob(db, owner, ownerId, id)),
+    get: (ownerId, id) => ofJob(id).readStatement(({ db }) => findJob(db, owner, ownerId, id, secrets)),
 
     // No write depends on the list of an owner's jobs: it locks nothing.
     list: (ownerId) =>
@@ -41,14 +44,16 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
         if (found === undefined) {
           throw new NotFoundError(owner.kind, ownerId);
         }
+        const id = await ctx.engine.counters.next(ctx.db, LOGPUSH_JOB_COUNTER);
         const row: Selectable<LogpushJobsTable> = {
-            id: await ctx.engine.counters.next(ctx.db, LOGPUSH_JOB_COUNTER),
+            id,
             zone_id: owner.column === 'zone_id' ? ownerId : null,
             account_id: owner.column === 'account_id' ? ownerId : null,
             name: input.name ?? null,
             dataset: input.dataset,
-            destination_conf: input.destination_conf,
+            destination_conf: sealDestination(secrets, id, input.destination_conf),
             logpull_options: input.logpull_options ?? null,
+            output_options: outputOptionsColumn(input.output_options ?? null),
             enabled: toFlag(input.enabled ?? false),
             frequency: input.frequency ?? 'high',
             kind: input.kind ?? '',
@@ -63,7 +68,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
 
     update: (ownerId, id, patch) =>
       ofJob(id).write(async (ctx) => {
-        const current = await findJob(ctx.db, owner, ownerId, id);
+        const current = await findJob(ctx.db, owner, ownerId, id, secrets);
         if (current === null) {
           throw new NotFoundError('logpush_job', String(id));
         }
@@ -72,6 +77,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
           name: patch.name === undefined ? current.name : patch.name,
           destination_conf: patch.destination_conf ?? current.destination_conf,
           logpull_options: patch.logpull_options === undefined ? current.logpull_options : patch.logpull_options,
+          output_options: patch.output_options === undefined ? current.output_options : patch.output_options,
           enabled: patch.enabled ?? current.enabled,
           frequency: patch.frequency ?? current.frequency,
           kind: patch.kind ?? current.kind,
@@ -80,8 +86,10 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
           .updateTable('logpush_jobs')
           .set({
             name: updated.name,
-            destination_conf: updated.destination_conf,
+            // Sealed afresh only when it changes: a job turned on or off keeps its sealed destination.
+            ...(patch.destination_conf === undefined ? {} : { destination_conf: sealDestination(secrets, id, patch.destination_conf) }),
             logpull_options: updated.logpull_options,
+            output_options: outputOptionsColumn(updated.output_options ?? null),
             enabled: toFlag(updated.enabled),
             frequency: updated.frequency,
             kind: updated.kind,
@@ -90,6 +98,14 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
           .where('id', '=', id)
           .execute();
         return updated;
+      }),
+
+    recordDelivery: (ownerId, id, { error }) =>
+      ofJob(id).write(async (ctx) => {
+        if (!Number.isSafeInteger(id)) return false;
+        const status = error === null ? { last_complete: ctx.now, last_error: null, error_message: null } : { last_error: ctx.now, error_message: error };
+        const updated = await ctx.db.updateTable('logpush_jobs').set(status).where(owner.column, '=', ownerId).where('id', '=', id).executeTakeFirst();
+        return updated.numUpdatedRows > 0n;
       }),
 
     delete: (ownerId, id) =>
@@ -104,7 +120,7 @@ export function logpushJobRepository(executor: Executor, owner: JobOwner): Logpu
   };
 }
 
-async function findJob(db: ReadContext['db'], owner: JobOwner, ownerId: string, id: number): Promise<LogpushJob | null> {
+async function findJob(db: ReadContext['db'], owner: JobOwner, ownerId: string, id: number, secrets: () => SecretBox): Promise<LogpushJob | null> {
   if (!Number.isSafeInteger(id)) {
     return null;
   }
@@ -114,16 +130,17 @@ async function findJob(db: ReadContext['db'], owner: JobOwner, ownerId: string, 
     .where(owner.column, '=', ownerId)
     .where('id', '=', id)
     .executeTakeFirst();
-  return row === undefined ? null : toJob(row);
+  return row === undefined ? null : jobOf(row, secrets);
 }
 
-function toJob(row: Selectable<LogpushJobsTable>): LogpushJob {
+function jobOf(row: Selectable<LogpushJobsTable>, secrets: () => SecretBox): LogpushJob {
   return {
     id: row.id,
     name: row.name,
     dataset: row.dataset,
-    destination_conf: row.destination_conf,
+    destination_conf: openDestination(secrets, row.id, row.destination_conf),
     logpull_options: row.logpull_options,
+    output_options: fromJsonOrNull<LogpushOutputOptions>(row.output_options),
     enabled: fromFlag(row.enabled),
     frequency: row.frequency as LogpushJob['frequency'],
     kind: row.kind,
@@ -132,4 +149,9 @@ function toJob(row: Selectable<LogpushJobsTable>): LogpushJob {
     error_message: row.error_message,
     created_on: row.created_on,
   };
+}
+
+/** A job's output options as their column keeps them: JSON, or null for none. */
+function outputOptionsColumn(options: LogpushOutputOptions | null): string | null {
+  return options === null ? null : toJson(options);
 }

@@ -4,6 +4,7 @@ import { initialSchema } from './0001-initial';
 import { counterSequences } from './0002-counter-sequences';
 import { accountLogpushJobs } from './0003-account-logpush-jobs';
 import { workers } from './0004-workers';
+import { logpushOutputOptions } from './0005-logpush-output-options';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0002_counter_sequences': counterSequences,
   '0003_account_logpush_jobs': accountLogpushJobs,
   '0004_workers': workers,
+  '0005_logpush_output_options': logpushOutputOptions,
 };
 
 const MIGRATION_TABLE = 'store_migration';

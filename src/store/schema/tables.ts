@@ -211,6 +211,8 @@ export interface LogpushJobsTable {
   dataset: string;
   destination_conf: string;
   logpull_options: string | null;
+  /** JSON: the job's output options, or null when it has none. */
+  output_options: JsonText | null;
   enabled: Flag;
   frequency: string;
   kind: string;

@@ -18,6 +18,7 @@ export function accountLogpushJobsContract(harness: () => StoreHarness): void {
       expect(job).toEqual({
         id: 3,
         ...JOB,
+        output_options: null,
         enabled: false,
         frequency: 'high',
         kind: '',

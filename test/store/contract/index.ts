@@ -3,6 +3,7 @@ import type { StoreHarness } from '../helpers/harness';
 import { accountLogpushJobsContract } from './account-logpush-jobs';
 import { accountsAndUsersContract } from './accounts-users';
 import { certificatePacksContract } from './certificate-packs';
+import { edgeReadsContract } from './edge-reads';
 import { logpushJobsContract } from './logpush-jobs';
 import { previousWafContract } from './previous-waf';
 import { rulesetEditsContract } from './ruleset-edits';
@@ -39,6 +40,7 @@ export function describeStoreContract(engine: string, createHarness: () => Store
     accountLogpushJobsContract(current);
     zoneListAndJobDeletionContract(current);
     transactionsContract(current);
+    edgeReadsContract(current);
     workersContract(current);
   });
 }

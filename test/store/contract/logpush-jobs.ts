@@ -18,6 +18,7 @@ export function logpushJobsContract(harness: () => StoreHarness): void {
       expect(job).toEqual({
         id: 3,
         ...JOB,
+        output_options: null,
         enabled: false,
         frequency: 'high',
         kind: '',
@@ -29,6 +30,12 @@ export function logpushJobsContract(harness: () => StoreHarness): void {
       const next = await store.logpushJobs.create(ZONE_IDS.enterprise, { ...JOB, enabled: true });
       expect(next.id).toBe(4);
       expect(await store.logpushJobs.get(ZONE_IDS.business, 3)).toEqual(job);
+      // Output options are kept as given, and cleared by null.
+      const output_options = { field_names: ['RayID', 'ClientIP'], output_type: 'csv' as const, record_template: '{{.RayID}}' };
+      const structured = await store.logpushJobs.create(ZONE_IDS.business, { ...JOB, output_options });
+      expect((await store.logpushJobs.get(ZONE_IDS.business, structured.id))?.output_options).toEqual(output_options);
+      expect((await store.logpushJobs.update(ZONE_IDS.business, structured.id, { output_options: null })).output_options).toBeNull();
+      expect((await store.logpushJobs.get(ZONE_IDS.business, structured.id))?.output_options).toBeNull();
     });
 
     it('lists a zone’s jobs oldest first and hides other zones’ jobs', async () => {

@@ -1,21 +1,31 @@
 /**
- * The rules-language context of a simulated request: every field the description determines,
- * the platform's defaults, and the overrides (see fields.ts for which is which). Response
- * fields are separate: rules of request phases do not see them.
+ * The rules-language context of a request: every field the request determines, the platform's
+ * defaults, and the fields the platform computes elsewhere (geolocation, bot score...), given as
+ * overrides: by the simulator's description, or by the edge's table of clients. Response fields
+ * are separate: rules of request phases do not see them.
  */
 import { bodyFields, groupValues, mediaType } from './body';
-import { GEOIP_ALIASES } from './fields';
-import type { FieldOverrides } from './overrides';
-import { type HeaderLine, type SimulatedRequest, type SimulatedResponse, headerValues } from './request';
-import type { ContextValue } from './types';
+import { type EdgeRequest, type HeaderLine, type ResponseHead, headerValues } from './request';
+import type { ContextValue } from './trace';
 import { authorityOf, extensionOf, normalizePath, splitPairs } from './url';
+
+/** Values of fields the request alone does not determine, by rules-language field name. */
+export type FieldOverrides = Readonly<Record<string, ContextValue>>;
+
+/** The deprecated `ip.geoip.*` fields carry the same values as their `ip.src.*` successors. */
+export const GEOIP_ALIASES: ReadonlyMap<string, string> = new Map(
+  ['asnum', 'continent', 'country', 'is_in_european_union', 'subdivision_1_iso_code', 'subdivision_2_iso_code'].map((name) => [
+    `ip.geoip.${name}`,
+    `ip.src.${name}`,
+  ]),
+);
 
 export type ContextFields = Record<string, ContextValue>;
 
 /** What the edge reports for TLS 1.3 connections unless the description overrides it. */
 const DEFAULT_TLS = { version: 'TLSv1.3', cipher: 'AEAD-AES128-GCM-SHA256' };
 
-export function requestFields(request: SimulatedRequest, overrides: FieldOverrides): ContextFields {
+export function requestFields(request: EdgeRequest, overrides: FieldOverrides): ContextFields {
   const { target, headers } = request;
   const query = target.rawQuery ?? '';
   const withQuery = (path: string) => (target.rawQuery === null ? path : `${path}?${target.rawQuery}`);
@@ -38,7 +48,7 @@ export function requestFields(request: SimulatedRequest, overrides: FieldOverrid
     'http.request.accepted_languages': acceptedLanguages(headerValues(headers, 'accept-language')),
     'http.cookie': headerValues(headers, 'cookie').join('; '),
     'http.request.cookies': groupValues(request.cookies),
-    ...bodyFields(request.body, headers),
+    ...bodyFields(request.body, request.bodySize, headers),
     'http.request.timestamp.sec': Math.floor(request.timestampMs / 1000),
     'http.request.timestamp.msec': request.timestampMs,
     'cf.ray_id': request.rayId,
@@ -53,7 +63,7 @@ export function requestFields(request: SimulatedRequest, overrides: FieldOverrid
   return fields;
 }
 
-export function responseFields(response: SimulatedResponse): ContextFields {
+export function responseFields(response: ResponseHead): ContextFields {
   const headers = headerFields('http.response.', response.headers);
   return {
     'http.response.code': response.status,

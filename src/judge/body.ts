@@ -1,7 +1,7 @@
 /** The `http.request.body.*` fields: the raw body as inspected, its form or multipart parts. */
 import { type HeaderLine, headerValues } from './request';
 import { truncateUtf8 } from './text';
-import type { ContextValue } from './types';
+import type { ContextValue } from './trace';
 import { splitPairs } from './url';
 
 /** How much of a body the edge inspects (the Enterprise plan's allowance); the rest is not seen by rules. */
@@ -9,8 +9,7 @@ export const BODY_INSPECTION_LIMIT_BYTES = 128 * 1024;
 
 type Fields = Record<string, ContextValue>;
 
-export function bodyFields(body: string, headers: readonly HeaderLine[]): Fields {
-  const size = new TextEncoder().encode(body).length;
+export function bodyFields(body: string, size: number, headers: readonly HeaderLine[]): Fields {
   const inspected = truncateUtf8(body, BODY_INSPECTION_LIMIT_BYTES);
   const contentType = headerValues(headers, 'content-type')[0] ?? '';
   const mime = mediaType(contentType);
