@@ -2473,6 +2473,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/workers/subdomains/{subdomain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description A workers.dev subdomain to look up.
+                 * @example example-corp
+                 */
+                subdomain: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Whether a workers.dev subdomain can be claimed
+         * @description What wrangler asks before it claims a subdomain for an account that has none (its prompt
+         *     "Would you like to register a workers.dev subdomain now?"): a subdomain no account holds
+         *     answers 404 with code 10032 (the platform's "subdomain_unavailable": there is no such
+         *     subdomain, so it may be claimed with `PUT /accounts/{account_id}/workers/subdomain`); one
+         *     another account holds answers 400 with 10031; the account's own answers 200 with it.
+         */
+        get: operations["getWorkersSubdomainAvailability"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/workers/subdomain": {
         parameters: {
             query?: never;
@@ -2495,7 +2530,8 @@ export interface paths {
          * Set the account's workers.dev subdomain
          * @description Claims the subdomain for the account (replacing its former one); one that another account holds
          *     answers 10031. Lower-case letters, digits and `-`, at most 63 characters, not starting or
-         *     ending with `-`.
+         *     ending with `-`. The body may come as `application/json` or as JSON in `text/plain` (what
+         *     wrangler sends when its prompt claims a subdomain, and the real service accepts).
          */
         put: operations["updateWorkersSubdomain"];
         post?: never;
@@ -10323,6 +10359,48 @@ export interface operations {
             404: components["responses"]["WorkerNotFound"];
         };
     };
+    getWorkersSubdomainAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description A workers.dev subdomain to look up.
+                 * @example example-corp
+                 */
+                subdomain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account holds this subdomain. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkersSubdomainEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            /** @description No account holds this subdomain (code 10032), or there is no such account (10007). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     getWorkersSubdomain: {
         parameters: {
             query?: never;
@@ -10368,6 +10446,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WorkersSubdomain"];
+                "text/plain": components["schemas"]["WorkersSubdomain"];
             };
         };
         responses: {

@@ -9,11 +9,13 @@
 // Targets: (b) at least 80% of (a)'s requests per second; (c) at least 50% of (a), and its p99
 // latency at most 2 ms above (a)'s; (d) at least 90% of (c) (a log push job costs at most 10%).
 // Rounds alternate between the targets and the median round of each is reported, beside the
-// load average (other work on the machine skews every figure alike).
+// load average (other work on the machine skews every figure alike), and the CPU time per request
+// of the servers (the worker's process, and the platform's for the edge, from /proc), which a
+// loaded machine changes much less than requests per second.
 // Run: `npm run bench -- edge` (about two minutes).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -125,6 +127,14 @@ function cannon(url: string, seconds: number): Promise<CannonResult> {
   return autocannon({ url: `${url}${PATH}`, connections: CONNECTIONS, duration: seconds, headers: HEADERS });
 }
 
+/** User + system CPU microseconds of a process, from /proc (clock ticks of 10 ms). */
+function cpuMicros(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+  return (fields[11]! + fields[12]!) * 10_000;
+}
+
 const round = (value: number, digits = 0) => value.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const verdict = (met: boolean) => (met ? 'target met' : 'TARGET MISSED');
 
@@ -187,11 +197,16 @@ export async function run(): Promise<void> {
       { key: 'd', label: '(d) (c) + a log push job', url: edge, setup: 'rules+logs' },
     ];
     const results = new Map<string, CannonResult[]>(targets.map((t) => [t.key, []]));
+    /** CPU µs per request of the worker's and the platform's processes, each round. */
+    const cpu = new Map<string, { worker: number; edge: number }[]>(targets.map((t) => [t.key, []]));
     for (let r = 0; r < ROUNDS; r++) {
       for (const target of targets) {
         if (target.setup) await configure(base, edge, target.setup, job.result.id);
         await cannon(target.url, WARM_UP_SECONDS);
+        const before = { worker: cpuMicros(worker.running.child.pid), edge: cpuMicros(platform.running.child.pid) };
         const result = await cannon(target.url, MEASURE_SECONDS);
+        const count = Math.max(1, result.requests.total);
+        cpu.get(target.key)!.push({ worker: (cpuMicros(worker.running.child.pid) - before.worker) / count, edge: (cpuMicros(platform.running.child.pid) - before.edge) / count });
         const trouble = result.non2xx + result.errors + result.timeouts;
         if (trouble > 0) throw new Error(`${target.label}: ${trouble} non-2xx answers, errors or timeouts`);
         results.get(target.key)!.push(result);
@@ -203,6 +218,16 @@ export async function run(): Promise<void> {
       const spread = results.get(target.key)!.map((r) => round(r.requests.average)).join(' / ');
       console.log(`${target.label.padEnd(42)} ${round(m.requests.average).padStart(7)} req/s   p50 ${round(m.latency.p50, 1).padStart(5)} ms   p99 ${round(m.latency.p99, 1).padStart(5)} ms   (rounds: ${spread})`);
     }
+    const cpuOf = (key: string) => {
+      const rounds = [...cpu.get(key)!].sort((x, y) => x.worker + x.edge - (y.worker + y.edge));
+      return rounds[Math.floor(rounds.length / 2)]!;
+    };
+    for (const target of targets) {
+      const { worker: w, edge: e } = cpuOf(target.key);
+      console.log(`${target.label.padEnd(42)} CPU per request: worker ${round(w)} µs + platform ${round(e)} µs = ${round(w + e)} µs`);
+    }
+    const cpuTotal = (key: string) => cpuOf(key).worker + cpuOf(key).edge;
+    console.log(`CPU per request, (a) / (b): ${round((cpuTotal('a') / cpuTotal('b')) * 100)}%, (a) / (c): ${round((cpuTotal('a') / cpuTotal('c')) * 100)}%, (c) / (d): ${round((cpuTotal('c') / cpuTotal('d')) * 100)}% (the shares of throughput where CPU is what runs out)`);
     const share = (x: CannonResult, y: CannonResult) => x.requests.average / y.requests.average;
     const added = chosen.c.latency.p99 - chosen.a.latency.p99;
     console.log(`(b) / (a): ${round(share(chosen.b, chosen.a) * 100)}% (target at least 80%: ${verdict(share(chosen.b, chosen.a) >= 0.8)})`);

@@ -2,8 +2,14 @@ import { entityTooLarge, type BucketAction } from './errors';
 import { describe } from './keys';
 import { streamLength, UNKNOWN_LENGTH_MESSAGE } from './known-length';
 
-/** Bytes to store, as chunks pulled one at a time, with their size when known up front. */
+/**
+ * The bytes of a write, in the one form they travel in from the caller (a binding's `put`, an S3
+ * request) to the engine: in memory when small (`bytes`: stored without any stream machinery), or
+ * as chunks pulled one at a time, with their size when known up front.
+ */
 export interface ByteSource {
+  /** The bytes, when they are in memory; `chunks` then yields them too. */
+  bytes?: Uint8Array;
   chunks: AsyncIterable<Uint8Array>;
   knownSize?: number;
   /** Releases the caller's stream when the bytes will not be read after all. */
@@ -39,8 +45,10 @@ export function byteSource(value: unknown, allowNull: boolean): ByteSource {
   );
 }
 
-function fixed(bytes: Uint8Array): ByteSource {
+/** Bytes in memory as a source. */
+export function fixed(bytes: Uint8Array): ByteSource {
   return {
+    bytes,
     chunks: (async function* () {
       if (bytes.byteLength > 0) yield bytes;
     })(),

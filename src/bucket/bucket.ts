@@ -1,5 +1,5 @@
 import type { KeyObject } from 'node:crypto';
-import { byteSource } from './body-source';
+import { byteSource, type ByteSource } from './body-source';
 import { parseExpectedHash, StoredChecksums } from './checksums';
 import { conditionHolds, parseCondition } from './conditional';
 import { newCustomerKey, parseCustomerKey, requireMatchingKey } from './customer-key';
@@ -33,7 +33,7 @@ import { requirePartNumber } from './multipart';
 import { ObjectExpiry } from './object-expiry';
 import type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 import { parseRange, reportedRange, resolveRange, type ByteRange } from './range';
-import { checkBeforeReceiving, receive } from './receive';
+import { checkBeforeReceiving, receiving } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectBodyResult, StoredObjectResult } from './stored-object';
 import { UploadOperations } from './uploads';
@@ -173,14 +173,15 @@ export class BucketRuntime implements Bucket, OwnerCalls {
   put(key: string, value: PutValue, options: PutOptions & { onlyIf: Precondition }): Promise<StoredObject | null>;
   put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject>;
   async put(key: string, value: PutValue, options?: PutOptions): Promise<StoredObject | null> {
-    return this.#put(key, value, options, undefined);
+    return this.#put(key, () => byteSource(value, true), options, undefined);
   }
 
-  putWith(key: string, value: PutValue, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null> {
-    return this.#put(key, value, options, options.checksum);
+  putWith(key: string, body: ByteSource, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null> {
+    return this.#put(key, () => body, options, options.checksum);
   }
 
-  async #put(key: string, value: PutValue, options: PutOptions | undefined, checksum: ChecksumClaim | undefined) {
+  /** The one write of an object: its options checked, then its bytes in one call to the engine. */
+  async #put(key: string, sourceOf: () => ByteSource, options: PutOptions | undefined, checksum: ChecksumClaim | undefined) {
     const k = requireKey(key, 'put');
     const o = requireOptions(options, 'put') as PutOptions;
     const condition = parseCondition(o.onlyIf);
@@ -189,7 +190,7 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const expected = parseExpectedHash(o);
     requireStorageClass(o.storageClass);
     const customerKey = parseCustomerKey(o.ssecKey);
-    const source = byteSource(value, true);
+    const source = sourceOf();
     const allow = (current: ObjectRecord | null) => !condition || conditionHolds(condition, current);
     // Checked early so a doomed body is not received, and again where it counts: at commit. A
     // refusal read from a bucket deleted meanwhile is no such bucket, as the commit would say.
@@ -202,24 +203,27 @@ export class BucketRuntime implements Bucket, OwnerCalls {
     const digest = checksum && !checksum.value ? newDigest(checksum.algorithm) : undefined;
     const sealing = customerKey && newCustomerKey(customerKey);
     const sealer = sealing && new SegmentSealer(sealing.keys);
-    const received = await receive(this.#engine, source, expected, 'put', digest, sealer);
-    const { staged } = received;
-    // An encrypted object keeps no hash of its plain bytes: they were checked, and are not kept.
-    const checksums = sealer ? {} : received.checksums;
-    const claimed = digest ? digest.base64() : checksum?.value?.();
-    const record: ObjectRecord = {
-      key: k,
-      version: newVersion(),
-      size: staged.size,
-      etag: sealer ? sealer.etag() : checksums.md5!,
-      uploaded: this.#settings.clock(),
-      httpMetadata,
-      customMetadata,
-      checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
+    const incoming = receiving(source, expected, 'put', digest, sealer);
+    const recordOf = (size: number): ObjectRecord => {
+      const hashes = incoming.finish();
+      // An encrypted object keeps no hash of its plain bytes: they were checked, and are not kept.
+      const checksums = sealer ? {} : hashes;
+      const claimed = digest ? digest.base64() : checksum?.value?.();
+      const record: ObjectRecord = {
+        key: k,
+        version: newVersion(),
+        size,
+        etag: sealer ? sealer.etag() : checksums.md5!,
+        uploaded: this.#settings.clock(),
+        httpMetadata,
+        customMetadata,
+        checksums: claimed === undefined ? checksums : { ...checksums, flexible: { algorithm: checksum!.algorithm, type: 'FULL_OBJECT', value: claimed } },
+      };
+      if (sealing) record.encryption = { ...sealing.check, ivs: [sealer!.iv.toString('base64')] };
+      return record;
     };
-    if (sealing) record.encryption = { ...sealing.check, ivs: [sealer!.iv.toString('base64')] };
-    if (!(await storing('put', () => this.#engine.put(record, staged, allow)))) return null;
-    return new StoredObjectResult(record, record);
+    const stored = await storing('put', () => this.#engine.put(incoming.body, recordOf, allow));
+    return stored && new StoredObjectResult(stored, stored);
   }
 
   async delete(keys: string | string[]): Promise<void> {

@@ -22,8 +22,6 @@ export function classifyFailures<T extends object>(
 
 /** The methods of a storage engine that reach its storage. */
 export const ENGINE_METHODS = [
-  'stage',
-  'discard',
   'head',
   'checkLive',
   'read',

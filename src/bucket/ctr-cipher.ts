@@ -73,10 +73,13 @@ export class SegmentSealer {
   }
 
   async *seal(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-    for await (const chunk of chunks) {
-      this.#etag.update(chunk);
-      yield this.#cipher.update(chunk);
-    }
+    for await (const chunk of chunks) yield this.sealBytes(chunk);
+  }
+
+  /** Encrypts the next bytes of the segment. */
+  sealBytes(bytes: Uint8Array): Uint8Array {
+    this.#etag.update(bytes);
+    return this.#cipher.update(bytes);
   }
 
   /**

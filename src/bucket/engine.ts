@@ -80,9 +80,32 @@ export interface PartRecord {
   iv?: string;
 }
 
-/** Bytes received and kept, not yet visible under any key. */
+/**
+ * The bytes of a write as the runtime hands them to an engine, once: in memory (a small body
+ * read whole, stored without any stream machinery) or as chunks pulled in order.
+ */
+export type WriteBody = Uint8Array | AsyncIterable<Uint8Array>;
+
+/** Bytes an engine received and keeps, not yet visible under any key (engines' own). */
 export interface StagedBody {
   readonly size: number;
+}
+
+/**
+ * What each engine's `put` and `putPart` do between receiving and committing: the description of
+ * the bytes received, or, when making it throws, the staged bytes discarded and the error passed on.
+ */
+export async function describeStaged<B extends StagedBody, R>(
+  staged: B,
+  describe: (size: number) => R,
+  discard: (staged: B) => Promise<void>,
+): Promise<R> {
+  try {
+    return describe(staged.size);
+  } catch (error) {
+    await discard(staged);
+    throw error;
+  }
 }
 
 /** Bytes read, pulled in order; `close` releases what is held when reading stops early. */
@@ -135,15 +158,6 @@ export type Assemble = (
 ) => { record: ObjectRecord; partNumbers: number[] } | { kept: ObjectRecord } | null;
 
 export interface StorageEngine {
-  /**
-   * Receives the chunks for a later `put` or `putPart`, which makes them durable with the record
-   * that names them. Nothing is kept when the chunks fail, when the body is discarded, or when the
-   * process ends before that commit.
-   */
-  stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody>;
-  /** Forgets a staged body that will not be committed. */
-  discard(body: StagedBody): Promise<void>;
-
   head(key: string): Promise<ObjectRecord | null>;
   /**
    * Rejects with `StorageDeletedError` when the storage was deleted, by this process or another:
@@ -160,11 +174,18 @@ export interface StorageEngine {
     bytes: ObjectBytes | null;
   } | null>;
   /**
-   * Atomically: when `allow` accepts the current object (or its absence), stores the record with
-   * the staged bytes, replacing the previous object. False otherwise, and the staged bytes are
-   * discarded (as they are when this rejects, e.g. with `StorageDeletedError`).
+   * A write, in one call: receives `body`, asks `recordOf` for the record once the size is known
+   * (when it throws, e.g. a hash that does not match, nothing is kept), then atomically, when
+   * `allow` accepts the current object (or its absence), stores the record with the bytes,
+   * replacing the previous object. Resolves the record stored, or null when `allow` refused.
+   * Nothing is kept when the body fails, when this rejects (e.g. with `StorageDeletedError`), or
+   * when the process ends before the commit.
    */
-  put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean>;
+  put(
+    body: WriteBody,
+    recordOf: (size: number) => ObjectRecord,
+    allow: (current: ObjectRecord | null) => boolean,
+  ): Promise<ObjectRecord | null>;
   /** Deletes the keys atomically; missing keys are ignored. */
   delete(keys: string[]): Promise<void>;
   /**
@@ -181,10 +202,10 @@ export interface StorageEngine {
    */
   uploadStatus(uploadId: string, key: string): Promise<UploadStatus | null>;
   /**
-   * Stores or replaces a part of an active upload of `key`; false (nothing kept) when there is
-   * none.
+   * Stores or replaces a part of an active upload of `key`, in one call as `put` does: `partOf`
+   * describes the bytes once received. Null (nothing kept) when there is no such active upload.
    */
-  putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean>;
+  putPart(uploadId: string, key: string, body: WriteBody, partOf: (size: number) => PartRecord): Promise<PartRecord | null>;
   /**
    * Atomically completes an upload of `key`: `assemble` validates and names the parts, in order,
    * that become the object. Errors thrown by `assemble` reject and change nothing, as does a null

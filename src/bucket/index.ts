@@ -93,6 +93,7 @@ export {
   type CustomerKeyReason,
 } from './errors';
 export { declareStreamLength, FixedLengthStream, streamLength } from './known-length';
+export { byteSource, fixed as bytesInMemory, type ByteSource } from './body-source';
 export type { StoredPart, UploadInProgress, UploadInventory } from './inventory';
 export type { CompleteOptions, ObjectAttributes, OwnerCalls, PartRead } from './owner-calls';
 export { MemoryEngine } from './memory-engine';

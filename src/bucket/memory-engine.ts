@@ -7,6 +7,7 @@ import {
   type PageBuilder,
   type PartRecord,
   type StagedBody,
+  type WriteBody,
   type StorageEngine,
   type UploadRecord,
   type UploadState,
@@ -57,15 +58,14 @@ export class MemoryEngine implements StorageEngine {
   readonly #uploads = new Map<string, MemoryUpload>();
   #closed = false;
 
-  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+  /** Receives a write's bytes, copied: the caller may reuse its buffers once the put has resolved. */
+  async #stage(body: WriteBody): Promise<MemoryBody> {
     this.#checkOpen();
+    if (body instanceof Uint8Array) return new MemoryBody(Buffer.from(body));
     const received: Uint8Array[] = [];
-    for await (const chunk of chunks) received.push(chunk);
-    // Copied: the caller may reuse its buffers once the put has resolved.
+    for await (const chunk of body) received.push(chunk);
     return new MemoryBody(Buffer.concat(received));
   }
-
-  async discard(): Promise<void> {}
 
   /** Memory storage goes with its last holder: never deleted under one. */
   async checkLive(): Promise<void> {
@@ -87,11 +87,13 @@ export class MemoryEngine implements StorageEngine {
     return { record, bytes: range ? readRange(found.segments, range) : null };
   }
 
-  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
+  async put(body: WriteBody, recordOf: (size: number) => ObjectRecord, allow: (current: ObjectRecord | null) => boolean) {
+    const { bytes } = await this.#stage(body);
+    const record = recordOf(bytes.byteLength);
     this.#checkOpen();
-    if (!allow(this.#objects.get(record.key)?.record ?? null)) return false;
-    this.#store(record, [(body as MemoryBody).bytes]);
-    return true;
+    if (!allow(this.#objects.get(record.key)?.record ?? null)) return null;
+    this.#store(record, [bytes]);
+    return record;
   }
 
   async delete(keys: string[]): Promise<void> {
@@ -127,12 +129,14 @@ export class MemoryEngine implements StorageEngine {
     };
   }
 
-  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
+  async putPart(uploadId: string, key: string, body: WriteBody, partOf: (size: number) => PartRecord) {
+    const { bytes } = await this.#stage(body);
+    const part = partOf(bytes.byteLength);
     this.#checkOpen();
     const upload = this.#upload(uploadId, key);
-    if (upload?.state !== 'active') return false;
-    upload.parts.set(part.partNumber, { part: { ...part }, bytes: (body as MemoryBody).bytes });
-    return true;
+    if (upload?.state !== 'active') return null;
+    upload.parts.set(part.partNumber, { part: { ...part }, bytes });
+    return part;
   }
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {

@@ -27,13 +27,16 @@ export function recordFromColumns([key, version, size, etag, uploaded, httpMetad
     size,
     etag,
     uploaded,
-    httpMetadata: JSON.parse(httpMetadata),
-    customMetadata: JSON.parse(customMetadata),
+    httpMetadata: parseObject(httpMetadata),
+    customMetadata: parseObject(customMetadata),
     checksums: JSON.parse(checksums),
   };
   if (encryption !== null) record.encryption = JSON.parse(encryption);
   return record;
 }
+
+/** Most objects have no metadata: `{}` is not parsed. */
+const parseObject = (text: string) => (text === '{}' ? {} : JSON.parse(text));
 
 /** The `encryption` column of a record: JSON, or null for an object stored plain. */
 export const encryptionColumn = (record: { encryption?: object }): string | null =>

@@ -2,6 +2,7 @@
  * What the platform's S3-compatible interface can do with a bucket that the binding cannot. Not
  * part of the binding contract; a second front door such as the S3 endpoint uses it.
  */
+import type { ByteSource } from './body-source';
 import type {
   CustomerKey,
   GetOptions,
@@ -78,10 +79,11 @@ export interface CompleteOptions {
 
 export interface OwnerCalls extends UploadInventory {
   /**
-   * The binding's `put`, keeping the S3 checksum `checksum` names with the object (its value read
-   * once the body is received: a trailer comes after the bytes). Null when `onlyIf` failed.
+   * The binding's `put` of bytes already in the form they reach the engine in (see ByteSource),
+   * keeping the S3 checksum `checksum` names with the object (its value read once the body is
+   * received: a trailer comes after the bytes). Null when `onlyIf` failed.
    */
-  putWith(key: string, value: PutValue, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null>;
+  putWith(key: string, body: ByteSource, options: PutOptions & { checksum?: ChecksumClaim }): Promise<StoredObject | null>;
   /** `createMultipartUpload`, remembering the S3 checksum the completed object gets from its parts. */
   createUpload(key: string, options: MultipartOptions & { checksum?: UploadChecksum }): Promise<MultipartUpload>;
   /**

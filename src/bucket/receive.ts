@@ -2,8 +2,8 @@ import { metered, type ByteSource } from './body-source';
 import { StreamHasher, type ExpectedHash } from './checksums';
 import type { HexChecksums } from './contract';
 import type { SegmentSealer } from './ctr-cipher';
-import type { StagedBody, StorageEngine } from './engine';
-import { entityTooLarge, storing, type BucketAction } from './errors';
+import type { WriteBody } from './engine';
+import { entityTooLarge, type BucketAction } from './errors';
 import type { Digest } from './flexible-checksums';
 import { MAX_PUT_BYTES } from './limits';
 
@@ -27,33 +27,40 @@ export async function checkBeforeReceiving(
   return false;
 }
 
+/** A write's bytes on their way to the engine, and their hashes once it has received them all. */
+export interface Receiving {
+  body: WriteBody;
+  /** The binding's hashes of the bytes; throws when an expected hash differs from them. */
+  finish(): HexChecksums;
+}
+
 /**
- * Streams the bytes into the engine, hashing them on the way, and checks an expected hash; `digest`
- * (an S3 checksum the runtime makes itself) sees the bytes too. With a `sealer` (a customer key),
- * the engine receives the bytes encrypted, once every hash has seen them plain.
+ * The bytes as the engine receives them, in the form they came in (in memory, or chunks): hashed
+ * on the way, held to the size limit, and, with a `sealer` (a customer key), encrypted once every
+ * hash has seen them plain. `digest` (an S3 checksum the runtime makes itself) sees them too.
  */
-export async function receive(
-  engine: StorageEngine,
+export function receiving(
   source: ByteSource,
   expected: ExpectedHash | undefined,
   action: BucketAction,
   digest?: Digest,
   sealer?: SegmentSealer,
-): Promise<{ staged: StagedBody; checksums: HexChecksums }> {
+): Receiving {
   const hasher = new StreamHasher(expected);
+  const finish = () => hasher.finish();
+  const { bytes } = source;
+  if (bytes !== undefined) {
+    if (bytes.byteLength > MAX_PUT_BYTES) throw entityTooLarge(action);
+    hasher.update(bytes);
+    digest?.update(bytes);
+    return { body: sealer ? sealer.sealBytes(bytes) : bytes, finish };
+  }
   const both = digest && {
     update(chunk: Uint8Array) {
       hasher.update(chunk);
       digest.update(chunk);
     },
   };
-  // A bucket deleted while its bytes arrive may take the place they were being kept: 10006.
   const chunks = metered(source.chunks, both ?? hasher, MAX_PUT_BYTES, action);
-  const staged = await storing(action, () => engine.stage(sealer ? sealer.seal(chunks) : chunks));
-  try {
-    return { staged, checksums: hasher.finish() };
-  } catch (error) {
-    await engine.discard(staged);
-    throw error;
-  }
+  return { body: sealer ? sealer.seal(chunks) : chunks, finish };
 }

@@ -22,7 +22,7 @@ import { describe, requireKey } from './keys';
 import { lifecyclePolicy } from './lifecycle';
 import { parseCustomMetadata, parseHttpMetadata, toHttpMetadata } from './metadata';
 import { assembleParts, requirePartNumber, requireUploadedParts } from './multipart';
-import { checkBeforeReceiving, receive } from './receive';
+import { checkBeforeReceiving, receiving } from './receive';
 import { requireOptions, requireStorageClass, type RuntimeSettings } from './settings';
 import { StoredObjectResult } from './stored-object';
 
@@ -93,15 +93,20 @@ export class UploadOperations {
     if (!(await checkBeforeReceiving(source, 'uploadPart', active))) throw noSuchUpload('uploadPart');
     const claim = checksum?.value ? checksum : wanted && { algorithm: wanted.algorithm };
     const digest = claim && !claim.value ? newDigest(claim.algorithm) : undefined;
-    const { staged, checksums } = await receive(this.engine, source, undefined, 'uploadPart', digest, sealer);
-    // The platform's part etag is the MD5 of the part (since June 2023), as S3's is; an encrypted
-    // part's is a keyed digest instead (see SegmentSealer.etag).
-    const md5 = sealer ? sealer.etag() : checksums.md5!;
-    const part: PartRecord = { partNumber: number, size: staged.size, etag: md5, md5 };
-    if (sealer) part.iv = sealer.iv.toString('base64');
-    const kept = digest ? digest.base64() : claim?.value?.();
-    if (kept !== undefined) part.checksum = { algorithm: claim!.algorithm, value: kept };
-    if (!(await storing('uploadPart', () => this.engine.putPart(uploadId, k, part, staged)))) throw noSuchUpload('uploadPart');
+    const incoming = receiving(source, undefined, 'uploadPart', digest, sealer);
+    const partOf = (size: number): PartRecord => {
+      const { md5: plainMd5 } = incoming.finish();
+      // The platform's part etag is the MD5 of the part (since June 2023), as S3's is; an
+      // encrypted part's is a keyed digest instead (see SegmentSealer.etag).
+      const md5 = sealer ? sealer.etag() : plainMd5!;
+      const part: PartRecord = { partNumber: number, size, etag: md5, md5 };
+      if (sealer) part.iv = sealer.iv.toString('base64');
+      const kept = digest ? digest.base64() : claim?.value?.();
+      if (kept !== undefined) part.checksum = { algorithm: claim!.algorithm, value: kept };
+      return part;
+    };
+    const part = await storing('uploadPart', () => this.engine.putPart(uploadId, k, incoming.body, partOf));
+    if (part === null) throw noSuchUpload('uploadPart');
     return { partNumber: number, etag: part.etag, ...(part.checksum ? { checksum: { ...part.checksum } } : {}) };
   }
 

@@ -62,7 +62,9 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
     runtime = await WorkersRuntime.start({
       catalogue,
       cpuMs: settings.cpuMs,
-      log: ({ script, version, level, message }) => logger.info({ script, version, level }, `worker: ${message}`),
+      // A worker's errors and warnings (its uncaught exceptions among them) at their own level, so
+      // a platform logging warnings only still says why a worker failed.
+      log: ({ script, version, level, message }) => logger[level === 'error' || level === 'fatal' ? 'error' : level === 'warn' ? 'warn' : 'info']({ script, version, level }, `worker: ${message}`),
       report: options.report,
     });
     const running = runtime;

@@ -107,6 +107,14 @@ export function proxy(run: RunRequest, socketPath: string, agent: http.Agent): P
       if (!response.writableFinished) outgoing.destroy();
       settle({ result: 'lost', written: true, error: 'the client went away' });
     });
-    request.pipe(outgoing);
+    // A request without a body (most GETs) is sent at once, its headers in one write; one with
+    // a body streams through.
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+      request.resume();
+      outgoing.end();
+    } else {
+      request.pipe(outgoing);
+    }
   });
 }

@@ -1,5 +1,5 @@
 import { isConditionalHeaderRefusal, type BucketCatalogue, type OpenBucket } from '../bucket';
-import { invalidArgument, toS3Error } from './errors';
+import { invalidArgument } from './errors';
 import { verifiedBody, type VerifiedBody } from './payload';
 import type { ExpirationHeaders } from './expiration-header';
 import type { S3Request } from './request';
@@ -35,37 +35,6 @@ export function openBucket(context: S3Context, name = context.request.bucket!): 
 }
 
 /**
- * Runs `run` on the request's bucket as the catalogue last found it, without the check that it
- * still exists (a `stat`, as dear as the read itself), when the outcome tells whether that check
- * could matter (see `AccountBuckets.lastFound`): an outcome `settled` accepts (an object read) is
- * final; one it does not (nothing found) or NoSuchBucket (a write refused: the bucket was deleted
- * since) is checked, and `run` runs again on the bucket found now when it is another one (deleted
- * and created again by another process). `run` may run twice: only for reads, and for writes whose
- * body is in memory. A bucket not found before is checked first, as `openBucket` does.
- */
-export async function onLastFoundBucket<T>(
-  context: S3Context,
-  run: (bucket: OpenBucket) => Promise<T>,
-  settled: (outcome: T) => boolean,
-): Promise<T> {
-  const known = context.catalogue.lastFound(context.request.bucket!);
-  if (known === undefined) return run(await openBucket(context));
-  let outcome: { value: T } | { error: unknown };
-  try {
-    const value = await run(known);
-    if (settled(value)) return value;
-    outcome = { value };
-  } catch (error) {
-    if (toS3Error(error)?.code !== 'NoSuchBucket') throw error;
-    outcome = { error };
-  }
-  const current = await openBucket(context);
-  if (current !== known) return run(current);
-  if ('error' in outcome) throw outcome.error;
-  return outcome.value;
-}
-
-/**
  * Runs a call of the bucket runtime whose arguments come from the request. The runtime refuses
  * argument mistakes with TypeError / RangeError (an Expires that is no date, an If-Match that is
  * no etag list, a part number out of range); here they are the client's, so InvalidArgument.
@@ -75,11 +44,16 @@ export async function fromRequest<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (error instanceof TypeError || error instanceof RangeError || isConditionalHeaderRefusal(error)) {
-      throw invalidArgument(error.message);
-    }
-    throw error;
+    throw clientError(error);
   }
+}
+
+/** An error of the bucket runtime, as the client's when it refused the request's arguments (see `fromRequest`). */
+export function clientError(error: unknown): unknown {
+  if (error instanceof TypeError || error instanceof RangeError || isConditionalHeaderRefusal(error)) {
+    return invalidArgument(error.message);
+  }
+  return error;
 }
 
 /** The request's object key (present: the router sends only object requests here). */

@@ -20,19 +20,14 @@ export class ExpirationHeaders {
 
   constructor(private readonly buckets: AccountBuckets) {}
 
-  /** The header for an object of `bucket` stored under `key` at `uploaded`; none when no rule deletes it. */
-  async of(bucket: string, key: string, uploaded: Date): Promise<Record<string, string>> {
-    const rules = await this.#rules(bucket);
-    let earliest: { at: number; id: string } | undefined;
-    for (const rule of rules) {
-      const deletion = rule.deleteObjectsTransition?.condition;
-      if (!rule.enabled || !deletion || !key.startsWith(rule.conditions.prefix)) continue;
-      const at = deletion.type === 'Age' ? uploaded.getTime() + deletion.maxAge * 1000 : Date.parse(deletion.date);
-      if (earliest === undefined || at < earliest.at) earliest = { at, id: rule.id };
-    }
-    if (earliest === undefined) return {};
-    const date = new Date(Math.ceil(earliest.at / 1000) * 1000).toUTCString();
-    return { 'x-amz-expiration': `expiry-date="${date}", rule-id="${encodeURIComponent(earliest.id)}"` };
+  /**
+   * The header for an object of `bucket` stored under `key` at `uploaded`; none when no rule
+   * deletes it. A promise only when the rules must be read again (at most once a second).
+   */
+  of(bucket: string, key: string, uploaded: Date): Record<string, string> | Promise<Record<string, string>> {
+    const known = this.#read.get(bucket);
+    if (known && performance.now() - known.at < FRESH_MS) return headerOf(known.rules, key, uploaded);
+    return this.#rules(bucket).then((rules) => headerOf(rules, key, uploaded));
   }
 
   /** Rules changed through this endpoint show at once. */
@@ -41,15 +36,25 @@ export class ExpirationHeaders {
   }
 
   async #rules(bucket: string): Promise<readonly LifecycleRule[]> {
-    const now = performance.now();
-    const known = this.#read.get(bucket);
-    if (known && now - known.at < FRESH_MS) return known.rules;
     const rules = await this.buckets.lifecycle(bucket).catch((error: unknown) => {
       // A bucket gone since the object was answered has no rules to tell of.
       if (error instanceof BucketCatalogueError && error.code === CatalogueCode.noSuchBucket) return [];
       throw error;
     });
-    this.#read.set(bucket, { rules, at: now });
+    this.#read.set(bucket, { rules, at: performance.now() });
     return rules;
   }
+}
+
+function headerOf(rules: readonly LifecycleRule[], key: string, uploaded: Date): Record<string, string> {
+  let earliest: { at: number; id: string } | undefined;
+  for (const rule of rules) {
+    const deletion = rule.deleteObjectsTransition?.condition;
+    if (!rule.enabled || !deletion || !key.startsWith(rule.conditions.prefix)) continue;
+    const at = deletion.type === 'Age' ? uploaded.getTime() + deletion.maxAge * 1000 : Date.parse(deletion.date);
+    if (earliest === undefined || at < earliest.at) earliest = { at, id: rule.id };
+  }
+  if (earliest === undefined) return {};
+  const date = new Date(Math.ceil(earliest.at / 1000) * 1000).toUTCString();
+  return { 'x-amz-expiration': `expiry-date="${date}", rule-id="${encodeURIComponent(earliest.id)}"` };
 }

@@ -1,5 +1,5 @@
 /** Operations on one object: read, write, copy, delete, and deleting many. */
-import { CustomerKeyError, type ChecksumClaim, type OpenBucket, type PutOptions, type StoredObject, type StoredObjectBody } from '../bucket';
+import { byteSource, bytesInMemory, CustomerKeyError, type OpenBucket, type StoredObject, type StoredObjectBody } from '../bucket';
 import {
   checksumElements,
   checksumModeEnabled,
@@ -11,11 +11,11 @@ import { conditionsOf, failedReadCondition, rangeOf, writeConditions } from './c
 import { customerKeyHeaders, customerKeyOf } from './customer-keys';
 import {
   bodyOf,
+  clientError,
   fromRequest,
   iso,
   keyOf,
   MAX_DOCUMENT_BYTES,
-  onLastFoundBucket,
   openBucket,
   partNumberOf,
   xmlResponse,
@@ -32,7 +32,7 @@ import {
   toS3Error,
 } from './errors';
 import { customMetadataOf, httpMetadataOf, objectHeaders } from './metadata-headers';
-import { readSmallBody, storableStream, WHOLE_BODY_BYTES, wholeBody } from './payload';
+import { readSmallBody, storable, verifiedBody, WHOLE_BODY_BYTES, wholeBody } from './payload';
 import { uriDecode } from './sigv4';
 import { parseXmlBody } from './xml';
 
@@ -135,28 +135,25 @@ async function partRead(context: S3Context, head: boolean): Promise<S3Response> 
   return head ? { ...response, body: undefined } : response;
 }
 
+/**
+ * GetObject, one path: the read's headers into the bucket's options, one call to the bucket (which
+ * reads its engine once), the answer's headers from the object.
+ */
 export async function getObject(context: S3Context): Promise<S3Response> {
   if (context.request.params.has('partNumber')) return partRead(context, false);
   const key = keyOf(context);
-  const conditions = conditionsOf(context.request.headers);
-  const range = rangeOf(context.request.headers.get('range'));
+  const { headers } = context.request;
+  const conditions = conditionsOf(headers);
+  const range = rangeOf(headers.get('range'));
   const httpMetadata = overridesOf(context);
   const ssecKey = customerKeyOf(context.request)?.toString('hex');
-  const { bucket, object } = await onLastFoundBucket(
-    context,
-    async (bucket) => ({
-      bucket,
-      object: await fromRequest(() =>
-        bucket.get(key, {
-          ...(conditions ? { onlyIf: conditions } : {}),
-          ...(range ? { range } : {}),
-          ...(httpMetadata ? { httpMetadata } : {}),
-          ...(ssecKey ? { ssecKey } : {}),
-        }),
-      ),
-    }),
-    (read) => read.object !== null,
-  );
+  const options = {
+    ...(conditions ? { onlyIf: conditions } : {}),
+    ...(range ? { range } : {}),
+    ...(httpMetadata ? { httpMetadata } : {}),
+    ...(ssecKey ? { ssecKey } : {}),
+  };
+  const { bucket, value: object } = await onLastFoundBucket(context, (bucket) => bucket.get(key, options), (object) => object !== null);
   if (object === null) throw noSuchKey(key);
   if (!('body' in object)) return conditionFailed(conditions!, object);
   const response = await served(object, range !== undefined);
@@ -171,63 +168,71 @@ export async function headObject(context: S3Context): Promise<S3Response> {
   const key = keyOf(context);
   const conditions = conditionsOf(context.request.headers);
   const ssecKey = customerKeyOf(context.request)?.toString('hex');
+  let bucket: OpenBucket;
+  let object: StoredObject | StoredObjectBody | null;
   if (!conditions && !ssecKey) {
-    const { bucket, object } = await onLastFoundBucket(
-      context,
-      async (bucket) => ({ bucket, object: await fromRequest(() => bucket.head(key)) }),
-      (read) => read.object !== null,
-    );
+    ({ bucket, value: object } = await onLastFoundBucket(context, (bucket) => bucket.head(key), (object) => object !== null));
     if (object === null) throw noSuchKey(key);
     // The binding's head needs no key; S3's HEAD of an encrypted object does, as its GET.
     if (object.ssecKeyMd5 !== undefined) throw new CustomerKeyError('head', 'missing');
-    return {
-      status: 200,
-      headers: {
-        ...objectHeaders(object),
-        ...checksumHeaders(context, bucket, object),
-        ...(await expirationOf(context, object)),
-        'content-length': String(object.size),
-      },
-    };
+  } else {
+    const options = { ...(conditions ? { onlyIf: conditions } : {}), ...(ssecKey ? { ssecKey } : {}) };
+    ({ bucket, value: object } = await onLastFoundBucket(context, (bucket) => bucket.get(key, options), (object) => object !== null));
+    if (object === null) throw noSuchKey(key);
+    if (!('body' in object)) return conditionFailed(conditions!, object);
+    await object.body.cancel();
   }
-  const { bucket, object } = await onLastFoundBucket(
-    context,
-    async (bucket) => ({
-      bucket,
-      object: await fromRequest(() =>
-        bucket.get(key, { ...(conditions ? { onlyIf: conditions } : {}), ...(ssecKey ? { ssecKey } : {}) }),
-      ),
-    }),
-    (read) => read.object !== null,
-  );
-  if (object === null) throw noSuchKey(key);
-  if (!('body' in object)) return conditionFailed(conditions!, object);
-  await object.body.cancel();
   return {
     status: 200,
     headers: {
       ...objectHeaders(object),
       ...checksumHeaders(context, bucket, object),
-      ...customerKeyHeaders(object),
+      ...(ssecKey ? customerKeyHeaders(object) : {}),
       ...(await expirationOf(context, object)),
       'content-length': String(object.size),
     },
   };
 }
 
+/**
+ * Runs one call of the bucket runtime on the request's bucket as the catalogue last found it,
+ * without the check that it still exists (a `stat`, as dear as the read itself), when the outcome
+ * tells whether that check could matter (see `AccountBuckets.lastFound`): an outcome `settled`
+ * accepts (an object read) is final; one it does not (nothing found) or NoSuchBucket (a write
+ * refused: the bucket was deleted since) is checked, and the call runs again on the bucket found
+ * now when it is another one (deleted and created again by another process). So the call may run
+ * twice: only reads, and writes whose body is in memory, are run this way. A bucket not found
+ * before is checked first. Arguments the runtime refuses are the client's (see `clientError`).
+ */
+async function onLastFoundBucket<T>(
+  context: S3Context,
+  call: (bucket: OpenBucket) => Promise<T>,
+  settled: (value: T) => boolean,
+): Promise<{ bucket: OpenBucket; value: T }> {
+  const run = (bucket: OpenBucket) =>
+    call(bucket).then(
+      (value) => ({ bucket, value }),
+      (error: unknown) => Promise.reject(clientError(error)),
+    );
+  const known = context.catalogue.lastFound(context.request.bucket!);
+  if (known === undefined) return run(await openBucket(context));
+  let outcome: { bucket: OpenBucket; value: T } | { error: unknown };
+  try {
+    outcome = await run(known);
+    if (settled(outcome.value)) return outcome;
+  } catch (error) {
+    if (toS3Error(error)?.code !== 'NoSuchBucket') throw error;
+    outcome = { error };
+  }
+  const current = await openBucket(context);
+  if (current !== known) return run(current);
+  if ('error' in outcome) throw outcome.error;
+  return outcome;
+}
 
-async function putChecked(
-  bucket: OpenBucket,
-  key: string,
-  value: ReadableStream | Uint8Array,
-  options: PutOptions & { checksum?: ChecksumClaim },
-  conditions: Headers | undefined,
-) {
-  const stored = await fromRequest(() =>
-    bucket.putWith(key, value, conditions ? { ...options, onlyIf: conditions } : options),
-  );
-  if (stored === null) throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
-  return stored;
+/** A write refused by its conditions: 412, naming the header that failed. */
+function writeRefused(conditions: Headers | undefined): never {
+  throw preconditionFailed(conditions!.has('if-match') ? 'If-Match' : 'If-None-Match');
 }
 
 /** The headers of a PutObject's answer. */
@@ -239,13 +244,18 @@ async function putAnswer(context: S3Context, stored: StoredObject, checksums: Re
 export const expirationOf = (context: S3Context, object: StoredObject) =>
   context.expirations.of(context.request.bucket!, object.key, object.uploaded);
 
+/**
+ * PutObject, one path: the write's headers into the bucket's options, the body verified as it
+ * arrives (payload.ts) and handed on in that one form (a ByteSource), one call to the bucket,
+ * which calls its engine once.
+ */
 export async function putObject(context: S3Context): Promise<S3Response> {
   const { headers } = context.request;
   const key = keyOf(context);
   // A bucket not found before is checked first: NoSuchBucket before the body is read.
   const checked = context.catalogue.lastFound(context.request.bucket!) ? undefined : await openBucket(context);
   const ssecKey = customerKeyOf(context.request)?.toString('hex');
-  const body = bodyOf(context);
+  const body = verifiedBody(context.request, context.signer);
   const conditions = writeConditions(headers);
   const options = {
     httpMetadata: httpMetadataOf(headers),
@@ -253,18 +263,21 @@ export async function putObject(context: S3Context): Promise<S3Response> {
     ...keptChecksumOf(headers),
     ...(body.checksum ? { checksum: body.checksum } : {}),
     ...(ssecKey ? { ssecKey } : {}),
+    ...(conditions ? { onlyIf: conditions } : {}),
   };
+  let stored: StoredObject | null;
   // A small body is read whole first, unless conditions could refuse it unread (412 before a
   // bad body's own error, as with a streamed body). In memory, it can be stored again in the
   // bucket created since, should the bucket last found be refused as deleted.
-  if (conditions === undefined && body.length !== undefined && body.length <= WHOLE_BODY_BYTES) {
+  if (conditions === undefined && body.knownSize !== undefined && body.knownSize <= WHOLE_BODY_BYTES) {
     const bytes = await wholeBody(body);
-    const stored = await onLastFoundBucket(context, (bucket) => putChecked(bucket, key, bytes, options, undefined), () => true);
-    return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
+    ({ value: stored } = await onLastFoundBucket(context, (bucket) => bucket.putWith(key, bytesInMemory(bytes), options), () => true));
+  } else {
+    // A streamed body cannot be sent again: its bucket is checked before it is read.
+    const bucket = checked ?? (await openBucket(context));
+    stored = await fromRequest(() => bucket.putWith(key, storable(body), options));
   }
-  // A streamed body cannot be sent again: its bucket is checked before it is read.
-  const bucket = checked ?? (await openBucket(context));
-  const stored = await putChecked(bucket, key, storableStream(body), options, conditions);
+  if (stored === null) writeRefused(conditions);
   return { status: 200, headers: await putAnswer(context, stored, body.checksums()) };
 }
 
@@ -339,7 +352,11 @@ export async function copyObject(context: S3Context): Promise<S3Response> {
         : { httpMetadata: httpMetadataOf(headers), customMetadata: customMetadataOf(headers) };
     const algorithm = requested ?? objectChecksum(bucket, object)?.algorithm;
     const options = { ...metadata, ...(algorithm ? { checksum: { algorithm } } : {}), ...(ssecKey ? { ssecKey } : {}) };
-    stored = await putChecked(bucket, key, object.body, options, writeConditions(headers));
+    const conditions = writeConditions(headers);
+    stored = await fromRequest(() =>
+      bucket.putWith(key, byteSource(object.body, true), conditions ? { ...options, onlyIf: conditions } : options),
+    );
+    if (stored === null) writeRefused(conditions);
   } finally {
     if (!object.bodyUsed) await object.body.cancel();
   }

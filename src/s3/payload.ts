@@ -11,6 +11,7 @@ import {
   isChecksumAlgorithm,
   newDigest,
   type ChecksumAlgorithm,
+  type ByteSource,
   type ChecksumClaim,
   type Digest,
 } from '../bucket';
@@ -36,13 +37,15 @@ interface Claim {
   algorithm?: ChecksumAlgorithm;
 }
 
-export interface VerifiedBody {
-  /** The decoded bytes; erroring with an S3Error when a check fails. */
-  chunks: AsyncIterable<Uint8Array>;
+/**
+ * The body in the form it reaches the bucket's engine in (a ByteSource): its decoded chunks,
+ * erroring with an S3Error when a check fails, and `knownSize`, the number of decoded bytes when
+ * the request says it (Content-Length, or x-amz-decoded-content-length).
+ */
+export interface VerifiedBody extends ByteSource {
+  chunks: AsyncGenerator<Uint8Array>;
   /** The `x-amz-checksum-*` values verified, to echo in the response (once the body is read). */
   checksums: () => Record<string, string>;
-  /** The number of decoded bytes, when the request says it (Content-Length, or x-amz-decoded-content-length). */
-  length: number | undefined;
   /** The S3 checksum the client named (header or trailer), to keep: its value once verified. */
   checksum: ChecksumClaim | undefined;
 }
@@ -163,7 +166,15 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null, checks
     algorithm: named.algorithm!,
     value: () => verified[named.header!],
   };
-  return { chunks: checked(), checksums: () => ({ ...verified }), length: declaredLength, checksum };
+  const chunks = checked();
+  return {
+    chunks,
+    ...(declaredLength === undefined ? {} : { knownSize: declaredLength }),
+    // Stops reading: the request's stream is destroyed when the reading had begun.
+    cancel: async () => void (await chunks.return(undefined)),
+    checksums: () => ({ ...verified }),
+    checksum,
+  };
 }
 
 /**
@@ -171,12 +182,17 @@ export function verifiedBody(request: BodyRequest, signer: Signer | null, checks
  * streams whose length is known, and S3 itself refuses an upload that does not say its length.
  */
 export function storableStream(body: VerifiedBody): ReadableStream<Uint8Array> {
-  if (body.length === undefined) {
+  const stream = ReadableStream.from(storable(body).chunks);
+  declareStreamLength(stream, body.knownSize!);
+  return stream;
+}
+
+/** The body as the bucket stores it, when its length is known (see `storableStream`). */
+export function storable(body: VerifiedBody): VerifiedBody {
+  if (body.knownSize === undefined) {
     throw new S3Error('MissingContentLength', 411, 'You must provide the Content-Length HTTP header.');
   }
-  const stream = ReadableStream.from(body.chunks);
-  declareStreamLength(stream, body.length);
-  return stream;
+  return body;
 }
 
 const incompleteBody = (declared: number, size: number) =>
@@ -192,7 +208,7 @@ export const WHOLE_BODY_BYTES = 64 * 1024;
  * is refused as soon as it is, so memory holds no more than that.
  */
 export async function wholeBody(body: VerifiedBody): Promise<Buffer> {
-  const declared = body.length!;
+  const declared = body.knownSize!;
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of body.chunks) {

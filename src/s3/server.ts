@@ -4,6 +4,7 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { connectionServerOptions, defaultConnectionLimits, limitConnections, type ConnectionLimits } from '../http-connections';
 import { HOME_ACCOUNT_ID, openBucketCatalogue, type DatabasePoolSettings, type RuntimeOptions } from '../bucket';
+import { writeStreamedBody } from '../streamed-body';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
 import { accessDenied, noSuchBucket, preflightRefusal, S3Error, toS3Error } from './errors';
@@ -114,7 +115,8 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
           if (signer === null && !(operation.read && publicRead.has(request.bucket!))) throw accessDenied();
           if (grant) requireInScope(grant, request, operation.name);
           refuseUnservedHeaders(operation.name, request.headerNames, request.headers);
-          if ((await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
+          // Without rules, no fault step (not even an await).
+          if (faults.size > 0 && (await injectFault(faults, request, operation.name, outgoing)) === 'dropped') return;
           response = await operation.run(context);
         }
       }
@@ -241,35 +243,5 @@ async function send(
     outgoing.end(body);
     return;
   }
-  // Written chunk by chunk, waiting for the socket to drain: memory holds a chunk, not the object.
-  const reader = body.getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!outgoing.write(value)) await waitForDrain(outgoing);
-    }
-    outgoing.end();
-  } catch (error) {
-    // The client went away, or storage failed mid-body: the response cannot say so any more.
-    await reader.cancel().catch(() => {});
-    if (!outgoing.destroyed) report(`response body failed: ${String(error)}`);
-    outgoing.destroy();
-  }
-}
-
-/** Resolves when the response can take more, rejects when the connection closes first. */
-function waitForDrain(outgoing: ServerResponse): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      outgoing.off('drain', onDrain);
-      outgoing.off('close', onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onDrain = () => done();
-    const onClose = () => done(new Error('the client closed the connection'));
-    outgoing.once('drain', onDrain);
-    outgoing.once('close', onClose);
-  });
+  await writeStreamedBody(outgoing, body, (error) => report(`response body failed: ${String(error)}`));
 }

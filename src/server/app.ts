@@ -12,6 +12,7 @@ import { BucketCredentials } from '../logpush';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
 import { healthProblems, type HealthProblem } from '../storage-health';
 import { frozenJson, type Store } from '../store';
+import { writeStreamedBody } from '../streamed-body';
 import { authenticate } from './auth/authenticate';
 import type { CredentialRegistry, Principal } from './auth/credentials';
 import { faultsEndpoint, FAULTS_PATH } from './faults/control-endpoint';
@@ -241,8 +242,8 @@ export function documentValidator(validateResponses: boolean): express.RequestHa
 }
 
 /**
- * Sends a streamed reply: the bytes go out as they are read, the reading waiting whenever the
- * client is slower (memory holds a chunk, not the object). A HEAD request gets the headers only.
+ * Sends a streamed reply: the bytes go out as they are read (src/streamed-body.ts). A HEAD request
+ * gets the headers only.
  */
 function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
   const { status, headers, body } = reply.stream;
@@ -252,37 +253,7 @@ function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
     res.end();
     return;
   }
-  const reader = body.getReader();
-  const pump = async () => {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return void res.end();
-      // The next chunk is read only once the socket took this one.
-      if (!res.write(value)) await drained(res);
-    }
-  };
-  pump().catch((error: unknown) => {
-    // The client went away, or storage failed mid-body: the answer cannot say so any more.
-    void reader.cancel().catch(() => {});
-    if (!res.destroyed) logger.error({ err: error }, 'streaming a body failed');
-    res.destroy();
-  });
-}
-
-/** Resolves when the response can take more; rejects when the connection closes first. */
-function drained(res: Response): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const done = (error?: Error) => {
-      res.off('drain', onDrain);
-      res.off('close', onClose);
-      if (error) reject(error);
-      else resolve();
-    };
-    const onDrain = () => done();
-    const onClose = () => done(new Error('the client closed the connection'));
-    res.once('drain', onDrain);
-    res.once('close', onClose);
-  });
+  void writeStreamedBody(res, body, (error) => logger.error({ err: error }, 'streaming a body failed'));
 }
 
 /** A problem as /readyz names it. */

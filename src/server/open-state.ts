@@ -7,12 +7,21 @@ import { openBucketCatalogue, type BucketCatalogue } from '../bucket';
 import { loadSecretBox, openPostgresStore, openSqliteStore, type Store } from '../store';
 import type { ServerConfig } from './config';
 
-export function openServerStore(config: ServerConfig): Promise<Store> {
+export async function openServerStore(config: ServerConfig): Promise<Store> {
   // Workers' secrets: sealed with WORKERS_SECRETS_KEY, or the data directory's key file.
   const seed = { ...(config.seedFile ? { seed: config.seedFile } : {}), secrets: loadSecretBox({ dataDir: config.dataDir, variable: config.workersSecretsKey }) };
-  return config.postgres
-    ? openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
-    : openSqliteStore({ dataDir: config.dataDir, ...seed });
+  const store = config.postgres
+    ? await openPostgresStore({ connectionString: config.postgres.url.connectionString, ...config.postgres.pool, ...seed })
+    : await openSqliteStore({ dataDir: config.dataDir, ...seed });
+  try {
+    // A key that does not open the stored secrets stops the start: nothing is served with
+    // secrets it cannot open, and no secret is sealed beside them under another key.
+    await store.deployedWorkers.checkSecretsKey();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return store;
 }
 
 /**

@@ -208,10 +208,9 @@ async function loadBuckets(file: string, storage: CatalogueStorage, made: { acco
         break;
       case 'part': {
         const part = record as unknown as PartStateRecord;
-        const staged = await engine!.stage(body!);
         const { partNumber, size, etag, md5, checksum, iv } = part;
         const stored = { partNumber, size, etag, md5, ...(checksum ? { checksum } : {}), ...(iv ? { iv } : {}) };
-        if (!(await engine!.putPart(upload!.uploadId, upload!.key, stored, staged))) {
+        if (!(await engine!.putPart(upload!.uploadId, upload!.key, body!, () => stored))) {
           throw new Error(`upload ${upload!.uploadId} of ${upload!.key} refused its part ${partNumber}`);
         }
         break;
@@ -228,8 +227,7 @@ async function loadObject(engine: StorageEngine, object: ObjectStateRecord, body
   const { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, encryption, partSizes } = object;
   const record = { key, version, size, etag, uploaded, httpMetadata, customMetadata, checksums, ...(encryption ? { encryption } : {}) };
   if (partSizes.length === 1) {
-    const staged = await engine.stage(body);
-    if (!(await engine.put(record, staged, (current) => current === null))) throw new Error(`object ${key} appeared while loading`);
+    if (!(await engine.put(body, () => record, (current) => current === null))) throw new Error(`object ${key} appeared while loading`);
     return;
   }
   const uploadId = `state-${createHash('sha256').update(`${key}\0${version}`).digest('hex').slice(0, 32)}`;
@@ -260,10 +258,12 @@ async function loadObject(engine: StorageEngine, object: ObjectStateRecord, body
         yield chunk;
       }
     }
-    const staged = await engine.stage(slice());
-    const digest = md5.digest('hex');
-    const part: PartRecord = { partNumber: index + 1, size: partSize, etag: digest, md5: digest };
-    if (!(await engine.putPart(uploadId, key, part, staged))) throw new Error(`object ${key} could not be stored part by part`);
+    const partOf = (): PartRecord => {
+      const digest = md5.digest('hex');
+      return { partNumber: index + 1, size: partSize, etag: digest, md5: digest };
+    };
+    const part = await engine.putPart(uploadId, key, slice(), partOf);
+    if (!part) throw new Error(`object ${key} could not be stored part by part`);
     parts.set(part.partNumber, part);
   }
   const completed = await engine.completeUpload(uploadId, key, (_upload, stored, current) =>

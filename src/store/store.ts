@@ -286,6 +286,8 @@ export interface WorkersRepository {
   /** Replaces every route of the script in the account's zones (WorkerRouteExistsError when another script holds a pattern). */
   replaceScriptRoutes(accountId: string, name: string, routes: { zone_id: string; pattern: string }[]): Promise<(WorkerRoute & { zone_name: string })[]>;
   getSubdomain(accountId: string): Promise<string | null>;
+  /** The account holding a workers.dev subdomain, or null when none does. */
+  subdomainHolder(subdomain: string): Promise<string | null>;
   /** Throws WorkersSubdomainTakenError when another account has it. */
   setSubdomain(accountId: string, subdomain: string): Promise<string>;
   deleteSubdomain(accountId: string): Promise<void>;

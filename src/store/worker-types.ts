@@ -193,4 +193,10 @@ export interface DeployedWorkersReader {
   changeMarker(): Promise<number>;
   /** Everything deployed, from one consistent read. */
   snapshot(): Promise<DeployedWorkers>;
+  /**
+   * Throws SecretSealError, naming the key ids, when a secret in the store was sealed under
+   * another key than this store's: a platform given the wrong key refuses to start rather than
+   * serve what it cannot open. Resolves at once when no secret is stored.
+   */
+  checkSecretsKey(): Promise<void>;
 }

@@ -340,6 +340,7 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
     deleteWorkerService: () =>
       unwrap(api.DELETE('/accounts/{account_id}/workers/services/{service_name}', { params: { path: { account_id, service_name: 'hello-worker' } } })),
     getWorker: () => unwrap(api.GET('/accounts/{account_id}/workers/workers/{script_name}', { params: { path: script } })),
+    getWorkersSubdomainAvailability: () => unwrap(api.GET('/accounts/{account_id}/workers/subdomains/{subdomain}', { params: { path: { account_id, subdomain: 'example-corp' } } })),
     getWorkersSubdomain: () => unwrap(api.GET('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } } })),
     updateWorkersSubdomain: () => unwrap(api.PUT('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } }, body: { subdomain: 'example-corp' } })),
     deleteWorkersSubdomain: () => unwrap(api.DELETE('/accounts/{account_id}/workers/subdomain', { params: { path: { account_id } } })),
@@ -390,7 +391,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(123);
+    expect(operations).toHaveLength(124);
   });
 
   for (const op of operations) {

@@ -1,6 +1,6 @@
 // A zone's traffic through `npm start`'s edge, driven by real clients: rules written with the
 // official SDK judge requests sent with curl and undici, the zone's origin gets them with the
-// platform's headers, and the log push job's files are read back with the AWS SDK. Two platforms
+// platform's headers, and the log push job's files are read back with the AWS SDK and the API. Two platforms
 // on one data directory see a change within a second; a SIGTERM loses no accepted entry. A worker
 // deployed with wrangler on a route of the zone runs only for what the rules let through.
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
@@ -247,7 +247,7 @@ describe('what the edge refuses before any rule runs, and origins that fail', ()
 });
 
 describe('log push to a bucket of the platform', () => {
-  it('writes each request\'s entry, with the rule that decided and the custom fields, readable through S3', async () => {
+  it('writes each request\'s entry, with the rule that decided and the custom fields, readable through S3 and the API', async () => {
     const job = await cf.logpush.jobs.create({
       zone_id: ZONE,
       name: 'edge-to-r2',
@@ -276,6 +276,23 @@ describe('log push to a bucket of the platform', () => {
     });
     const listed = await s3.send(new ListObjectsV2Command({ Bucket: 'edge-logs', Prefix: 'http/' }));
     expect(listed.Contents![0]!.Key).toMatch(/^http\/\d{8}\/\d{8}T\d{6}Z_\d{8}T\d{6}Z_[0-9a-f]{8}\.log\.gz$/);
+    // The same files through the management API's bucket objects.
+    const headers = { authorization: `Bearer ${TOKEN}` };
+    const listing = await fetch(`${platform.urls.api}/accounts/${ACCOUNT}/r2/buckets/edge-logs/objects?prefix=${encodeURIComponent('http/')}`, { headers });
+    const listingText = await listing.text();
+    expect(listing.status, listingText).toBe(200);
+    const objects = JSON.parse(listingText) as { result: { key: string }[] };
+    expect(objects.result.map((object) => object.key).sort()).toEqual(listed.Contents!.map((object) => object.Key).sort());
+    const keys = objects.result.map((object) => object.key);
+    let throughApi = '';
+    for (const key of keys) {
+      const file = await fetch(`${platform.urls.api}/accounts/${ACCOUNT}/r2/buckets/edge-logs/objects/${encodeURIComponent(key)}`, { headers });
+      expect(file.status).toBe(200);
+      const bytes = Buffer.from(await file.arrayBuffer());
+      // fetch undoes a Content-Encoding: gzip itself; otherwise the bytes are the gzip file.
+      throughApi += bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+    }
+    expect(throughApi).toContain(`"RayID":"${rayId}"`);
     const recorded = await cf.logpush.jobs.get(job!.id!, { zone_id: ZONE });
     expect(recorded).toMatchObject({ last_error: null, error_message: null });
     expect(recorded!.last_complete).not.toBeNull();

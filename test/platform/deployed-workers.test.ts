@@ -1,9 +1,13 @@
 // `npm start` serves what wrangler deploys: `wrangler deploy` (the real program, pointed at the
-// platform with CLOUDFLARE_API_BASE_URL and nothing else), then the worker through the edge port
+// platform with CLOUDFLARE_API_BASE_URL and nothing else; the first one in a terminal, claiming
+// the account's workers.dev subdomain through its prompt), then the worker through the edge port
 // with its workers.dev Host, as `curl -H 'Host: ...'` reaches it; a secret, a new version while a
-// request is in flight, a rollback, zone routes, a deletion; the same after a restart and after a
-// state export and import; and two platforms on one PostgreSQL database.
-import { spawnSync } from 'node:child_process';
+// request is in flight, a rollback, zone routes, a deletion; workers that throw or hang answered
+// as the platform answers them, their errors in its log, beside others serving; the same
+// versions, deployments, routes and secrets after a restart and after a state export and
+// import; a data directory given another secrets key refused; and two platforms on one
+// PostgreSQL database.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -11,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wrangler } from '../server/api-process';
 import { startPostgres, type PostgresCluster } from '../support/postgres';
 import { COMMAND_TEST_TIMEOUT_MS, ROOT } from '../worker/commands';
-import { startPlatform, temporaryDirectory, type Platform } from './platform-process';
+import { runPlatform, startPlatform, temporaryDirectory, type Platform } from './platform-process';
 
 vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS * 2, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
 
@@ -19,6 +23,7 @@ const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
 const TOKEN = 'deployed-workers-token-0123456789';
 const SECRETS_KEY = 'a'.repeat(64);
 const HOST = 'hello.team.workers.dev';
+const ZONE = 'db737a563ced53f224ff5eae44905c5e'; // example.com
 
 /** A worker that names its version (a var), reads its bucket and its secret, and waits when asked. */
 const HELLO = `export default {
@@ -82,6 +87,28 @@ function project(name: string, version: string, extra = ''): string {
   return dir;
 }
 
+/** `wrangler secret put`, the value on its standard input as a user types it. */
+function putSecret(target: Platform, dir: string, name: string, value: string): void {
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'secret', 'put', name], {
+    cwd: dir,
+    input: value,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: path.join(work, '.config'), CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: target.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+    encoding: 'utf8',
+  });
+  expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+}
+
+/** What the API says of the script: its versions, deployments, secrets' names, and the zone's routes. */
+async function recorded(target: Platform) {
+  const script = `/accounts/${ACCOUNT}/workers/scripts/hello`;
+  return {
+    versions: (await api(target, 'GET', `${script}/versions?per_page=100`)).result,
+    deployments: (await api(target, 'GET', `${script}/deployments`)).result,
+    secrets: (await api(target, 'GET', `${script}/secrets`)).result,
+    routes: (await api(target, 'GET', `/zones/${ZONE}/workers/routes`)).result,
+  };
+}
+
 async function deploy(target: Platform, dir: string, args: string[] = ['deploy']): Promise<string> {
   const result = await wrangler(args, { CLOUDFLARE_API_BASE_URL: target.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT }, dir);
   expect(result.code, result.output).toBe(0);
@@ -122,20 +149,56 @@ const alive = (pid: number) => {
   }
 };
 
-const start = (dataDir: string, env: Record<string, string> = {}) => startPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: dataDir, WORKERS_SECRETS_KEY: SECRETS_KEY, ...env });
+// Every request logged (LOG_LEVEL=info), so that the log can be searched for secret values.
+const start = (dataDir: string, env: Record<string, string> = {}) => startPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: dataDir, WORKERS_SECRETS_KEY: SECRETS_KEY, LOG_LEVEL: 'info', ...env });
+
+/**
+ * `wrangler deploy` in a terminal (`script` gives it one), answering its prompts as a user types:
+ * each answer is typed once its question shows.
+ */
+async function deployAtTerminal(target: Platform, dir: string, answers: [RegExp, string][]): Promise<string> {
+  const command = `'${process.execPath}' '${path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js')}' deploy`;
+  const child = spawn('script', ['-qfec', command, '/dev/null'], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', TERM: 'dumb', XDG_CONFIG_HOME: path.join(work, '.config'), WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: target.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const pending = [...answers];
+  const read = (chunk: Buffer) => {
+    output += chunk.toString('utf8');
+    const next = pending[0];
+    if (next && next[0].test(output)) {
+      pending.shift();
+      setTimeout(() => child.stdin!.write(next[1]), 100);
+    }
+  };
+  child.stdout!.on('data', read);
+  child.stderr!.on('data', read);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(code, output).toBe(0);
+  expect(pending, output).toEqual([]);
+  return output;
+}
 
 beforeAll(async () => {
   platform = await start(path.join(work, 'data'));
-  await api(platform, 'PUT', `/accounts/${ACCOUNT}/workers/subdomain`, { subdomain: 'team' });
   await api(platform, 'POST', `/accounts/${ACCOUNT}/r2/buckets`, { name: 'files' });
 });
 
 afterAll(() => platform?.stop());
 
 describe('a worker deployed with wrangler', () => {
-  it('answers through the edge port with its workers.dev Host, its bucket and vars as bound', async () => {
+  it('claims the account\'s workers.dev subdomain through wrangler\'s prompt on a first deploy, then answers through the edge port with its workers.dev Host, its bucket and vars as bound', async () => {
     expect((await edgeGet(platform, HOST)).body).toBe('There is nothing here yet.');
-    await deploy(platform, project('v1', 'v1'));
+    // The account has no subdomain yet: wrangler asks for one, checks it is free, and claims it.
+    const output = await deployAtTerminal(platform, project('v1', 'v1'), [
+      [/Would you like to register a workers\.dev subdomain now\?/, 'y'],
+      [/What would you like your workers\.dev subdomain to be\?/, 'team\r'],
+      [/Creating a workers\.dev subdomain for your account at https:\/\/team\.workers\.dev\. Ok to proceed\?/, 'y'],
+    ]);
+    expect(output).toContain('https://hello.team.workers.dev');
+    expect((await api(platform, 'GET', `/accounts/${ACCOUNT}/workers/subdomain`)).result).toEqual({ subdomain: 'team' });
     // Served within a second of the API's answer (wrangler's last call).
     await served(platform, HOST, 'v1 no object no secret');
     const bucket = await fetch(`${platform.urls.api}/accounts/${ACCOUNT}/r2/buckets/files/objects/greeting.txt`, { method: 'PUT', headers: { authorization: `Bearer ${TOKEN}` }, body: 'hello' });
@@ -144,13 +207,7 @@ describe('a worker deployed with wrangler', () => {
   });
 
   it('gets a secret put with wrangler within a second', async () => {
-    const result = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'secret', 'put', 'TOKEN'], {
-      cwd: path.join(work, 'v1'),
-      input: 's3cr3t',
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: path.join(work, '.config'), CI: 'true', WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_API_BASE_URL: platform.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
-      encoding: 'utf8',
-    });
-    expect(result.status, `${result.stdout}${result.stderr}`).toBe(0);
+    putSecret(platform, path.join(work, 'v1'), 'TOKEN', 's3cr3t');
     await served(platform, HOST, 'v1 hello s3cr3t');
   });
 
@@ -170,6 +227,44 @@ describe('a worker deployed with wrangler', () => {
     await served(platform, HOST, 'v1 hello no secret');
   });
 
+  it('answers a worker that throws or hangs with the platform error, its error in the log only, while other scripts serve', async () => {
+    const dir = path.join(work, 'failing');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'index.js'),
+      `export default {
+  async fetch(request) {
+    const path = new URL(request.url).pathname;
+    if (path === '/throw') throw new TypeError('boom-in-the-failing-worker');
+    if (path === '/hang') return new Promise(() => {});
+    return new Response('failing is fine');
+  },
+};
+`,
+    );
+    writeFileSync(path.join(dir, 'wrangler.toml'), 'name = "failing"\nmain = "index.js"\ncompatibility_date = "2026-07-01"\nworkers_dev = true\n');
+    await deploy(platform, dir);
+    const host = 'failing.team.workers.dev';
+    await served(platform, host, 'failing is fine');
+    const before = await edgeGet(platform, HOST);
+    expect(before.status).toBe(200);
+    const [thrown, other] = await Promise.all([edgeGet(platform, host, '/throw'), edgeGet(platform, HOST)]);
+    expect(thrown).toEqual({ status: 500, body: 'error code: 1101' });
+    expect(other).toEqual(before);
+    const [hung, again] = await Promise.all([edgeGet(platform, host, '/hang'), edgeGet(platform, HOST)]);
+    expect(hung).toEqual({ status: 500, body: 'error code: 1101' });
+    expect(again).toEqual(before);
+    // The error is in the platform's log, tagged with the script (in the request's line, and in
+    // the worker's own line of its uncaught exception); never in the answer.
+    // Whole lines only: the log is written as it goes, and the last line may be on its way.
+    const lines = () => platform.stdout().split('\n').slice(0, -1).filter((entry) => entry.startsWith('{')).map((entry) => JSON.parse(entry) as Record<string, unknown>);
+    await expect.poll(() => lines().find((entry) => entry.path === '/throw'), { timeout: 2000 }).toMatchObject({ host, status: 500, kind: 'worker', script: 'failing', result: 'exception', code: 1101 });
+    await expect.poll(() => lines().some((entry) => entry.script === 'failing' && JSON.stringify(entry).includes('TypeError: boom-in-the-failing-worker')), { timeout: 2000 }).toBe(true);
+    await expect.poll(() => lines().find((entry) => entry.path === '/hang'), { timeout: 2000 }).toMatchObject({ host, status: 500, script: 'failing', result: 'exception', code: 1101 });
+    expect((await edgeGet(platform, host)).body).toBe('failing is fine');
+    await deploy(platform, dir, ['delete']);
+  });
+
   it('answers on zone routes, and stops answering once deleted', async () => {
     await deploy(platform, project('routed', 'routed', 'routes = [{ pattern = "shop.example.com/*", zone_name = "example.com" }]\n'));
     await served(platform, 'shop.example.com', 'routed hello no secret', 1000, '/cart?x=1');
@@ -179,25 +274,48 @@ describe('a worker deployed with wrangler', () => {
     expect((await edgeGet(platform, 'shop.example.com', '/cart')).status).toBe(530);
   });
 
-  it('is served again after a restart and after a state export and import, and no runtime outlives the platform', async () => {
-    await deploy(platform, project('kept', 'kept'));
-    await served(platform, HOST, 'kept hello no secret');
+  it('is served again after a restart and after a state export and import, with the same versions, deployments, routes and secrets, and no runtime outlives the platform', async () => {
+    const dir = project('kept', 'kept', 'routes = [{ pattern = "kept.example.com/*", zone_name = "example.com" }]\n');
+    await deploy(platform, dir);
+    putSecret(platform, dir, 'TOKEN', 'kept-secret');
+    await served(platform, HOST, 'kept hello kept-secret');
+    await served(platform, 'kept.example.com', 'kept hello kept-secret', 1000, '/any');
+    const before = await recorded(platform);
+    expect(before.secrets).toEqual([{ name: 'TOKEN', type: 'secret_text' }]);
+    expect(before.routes.map((route: { pattern: string; script: string }) => [route.pattern, route.script])).toEqual([['kept.example.com/*', 'hello']]);
     const runtimes = workerdProcesses(platform.child.pid!);
     expect(runtimes.length).toBeGreaterThanOrEqual(1);
     expect(await platform.stop()).toBe(0);
+    // No secret value in anything the platform logged, every request of this file included.
+    const logged = platform.stdout() + platform.stderr();
+    expect(logged).toContain('"msg":"edge request"');
+    for (const value of ['s3cr3t', 'kept-secret']) expect(logged).not.toContain(value);
     await expect.poll(() => runtimes.filter(alive), { timeout: 5000 }).toEqual([]);
+
     platform = await start(path.join(work, 'data'));
-    expect((await edgeGet(platform, HOST)).body).toBe('kept hello no secret');
+    expect(await recorded(platform)).toEqual(before);
+    expect((await edgeGet(platform, HOST)).body).toBe('kept hello kept-secret');
+    expect((await edgeGet(platform, 'kept.example.com', '/any')).body).toBe('kept hello kept-secret');
 
     const state = path.join(work, 'saved.state');
     const exported = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/state.ts'), 'export', state, '--data-dir', path.join(work, 'data')], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, WORKERS_SECRETS_KEY: SECRETS_KEY } });
     expect(exported.status, exported.stderr).toBe(0);
+    expect(readFileSync(state).includes('kept-secret')).toBe(false);
     const imported = await start(path.join(work, 'imported'), { STATE_FILE: state });
     try {
-      expect((await edgeGet(imported, HOST)).body).toBe('kept hello no secret');
+      expect(await recorded(imported)).toEqual(before);
+      expect((await edgeGet(imported, HOST)).body).toBe('kept hello kept-secret');
+      expect((await edgeGet(imported, 'kept.example.com', '/any')).body).toBe('kept hello kept-secret');
     } finally {
       expect(await imported.stop()).toBe(0);
     }
+  });
+
+  it('refuses to start on a store whose secrets another key sealed, saying so', async () => {
+    const refused = await runPlatform(work, [], { PORT: '0', API_TOKEN: TOKEN, DATA_DIR: path.join(work, 'imported'), WORKERS_SECRETS_KEY: 'b'.repeat(64) });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^cannot start the server: the store holds workers' secrets sealed under another key \(key id \S+; this platform's key is \S+\): give it the key they were sealed with \(WORKERS_SECRETS_KEY/m);
+    expect(refused.stdout).not.toContain('Ready on');
   });
 });
 

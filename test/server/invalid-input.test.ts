@@ -355,6 +355,7 @@ function workerRequests(pro: ProZoneIds) {
     getWorker: { params: script },
     getWorkersSubdomain: { params: { account_id } },
     updateWorkersSubdomain: { params: { account_id }, body: { subdomain: 'sweep-corp' } },
+    getWorkersSubdomainAvailability: { params: { account_id, subdomain: 'sweep-corp' } },
     deleteWorkersSubdomain: { params: { account_id } },
     listDurableObjectNamespaces: { params: { account_id }, query: { page: 1, per_page: 1000 } },
     listKvNamespaces: { params: { account_id }, query: { page: 1, per_page: 100, order: 'title' as const, direction: 'asc' as const } },
@@ -644,6 +645,13 @@ function pathParameterProbes(operation: Operation): Probe[] {
           ...(operation.id === 'uploadWorkerScript'
             ? []
             : [{ name: `${parameter.name} well-formed but unknown`, change: set(unknown), expected: () => ({ status: 404, codes: [10007], mentions: unknown }) }]),
+        ];
+      }
+      if (parameter.name === 'subdomain') {
+        // wrangler's look-up before it claims a subdomain: one nobody holds is the platform's 10032.
+        return [
+          { name: 'subdomain longer than its schema allows', change: set('a'.repeat(64)), expected: refused },
+          { name: 'subdomain nobody holds', change: set('nobody-holds-this'), expected: () => ({ status: 404, codes: [10032], mentions: 'subdomain_unavailable' }) },
         ];
       }
       throw new Error(`no probes for path parameter ${parameter.name} of ${operation.id}: teach the sweep its schema`);

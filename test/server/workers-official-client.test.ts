@@ -95,6 +95,19 @@ describe('workers.routes and workers.subdomains', () => {
     expect(await cf.workers.subdomains.get({ account_id })).toEqual({ subdomain: 'sdk-corp' });
     const taken = await server.fetch('/accounts/5a7805061c76ada191ed06f989cc3dac/workers/subdomain', json('PUT', { subdomain: 'sdk-corp' }));
     expect({ status: taken.status, code: ((await taken.json()) as { errors: { code: number }[] }).errors[0]!.code }).toEqual({ status: 400, code: 10031 });
+    // wrangler's look-up before its prompt claims one: the holder reads it, another account gets
+    // 10031, a name nobody holds 10032 (the platform's "subdomain_unavailable": free to claim).
+    const lookUp = async (account: string, subdomain: string) => {
+      const response = await server.fetch(`/accounts/${account}/workers/subdomains/${subdomain}`, { headers: bearer() });
+      const body = (await response.json()) as { result: unknown; errors: { code: number; message: string }[] };
+      return { status: response.status, result: body.result, errors: body.errors.map(({ code }) => code) };
+    };
+    expect(await lookUp(account_id, 'sdk-corp')).toEqual({ status: 200, result: { subdomain: 'sdk-corp' }, errors: [] });
+    expect(await lookUp('5a7805061c76ada191ed06f989cc3dac', 'sdk-corp')).toEqual({ status: 400, result: null, errors: [10031] });
+    expect(await lookUp(account_id, 'nobody-has-it')).toEqual({ status: 404, result: null, errors: [10032] });
+    // wrangler's prompt sends its claim without a content type (its fetch labels it text/plain).
+    const claimed = await server.fetch('/accounts/5a7805061c76ada191ed06f989cc3dac/workers/subdomain', { method: 'PUT', headers: { ...bearer(), 'Content-Type': 'text/plain;charset=UTF-8' }, body: JSON.stringify({ subdomain: 'other-corp' }) });
+    expect({ status: claimed.status, result: ((await claimed.json()) as { result: unknown }).result }).toEqual({ status: 200, result: { subdomain: 'other-corp' } });
     await cf.workers.subdomains.delete({ account_id });
     await expect(cf.workers.subdomains.get({ account_id })).rejects.toMatchObject({ status: 404, errors: [{ code: 10007 }] });
   });

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { openBucketCatalogue, type OpenBucket } from '../../src/bucket';
+import { bytesInMemory, openBucketCatalogue, type OpenBucket } from '../../src/bucket';
 import { exportState, importState, importStateIfEmpty, openPlace, StateFileError, type PlaceOptions } from '../../src/state';
 import { StateWriter } from '../../src/state/format';
 import { openPostgresStore, openSqliteStore, type Store } from '../../src/store';
@@ -86,7 +86,7 @@ async function populate(store: Store, where: PlaceOptions): Promise<Made> {
     const firstPart = await pending.uploadPart(1, filled(5 * MiB, 3));
     // What the S3 endpoint keeps beside: an object's S3 checksum, an upload's algorithm, a part's.
     const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
-    await photos.putWith('summed.txt', 'summed', { checksum: { algorithm: 'sha256', value: () => sha256('summed') } });
+    await photos.putWith('summed.txt', bytesInMemory(Buffer.from('summed')), { checksum: { algorithm: 'sha256', value: () => sha256('summed') } });
     const summing = await photos.createUpload('summing.bin', { checksum: { algorithm: 'sha256', type: 'COMPOSITE' } });
     await photos.uploadPartWith('summing.bin', summing.uploadId, 1, 'first part', { algorithm: 'sha256', value: () => sha256('first part') });
     const others = await catalogue.account(OTHER_ACCOUNT).open('other-logs');

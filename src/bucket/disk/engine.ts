@@ -23,6 +23,8 @@ import {
   type PartRecord,
   type StagedBody,
   type StorageEngine,
+  type WriteBody,
+  describeStaged,
   type UploadRecord,
   type UploadState,
   type UploadStatus,
@@ -108,6 +110,8 @@ export class DiskEngine implements StorageEngine {
   readonly #stopProbing: () => void;
   /** The file system the bucket is on: while it is full, writes are refused before they begin. */
   readonly #space: PlaceHealth;
+  /** The write batch whose transaction found the bucket not marked deleted (see `#refuseDeleted`). */
+  #liveInBatch: object | undefined;
 
   /**
    * Opens the bucket in `directory`, made when missing unless `existing` (a catalogue's bucket:
@@ -142,10 +146,16 @@ export class DiskEngine implements StorageEngine {
     return this.#directory;
   }
 
-  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+  /** Receives a write's bytes: in the database's row when small, else in a file. */
+  async #stage(body: WriteBody): Promise<DiskBody> {
     this.#checkOpen();
     this.#refuseWhenFull();
-    const source = chunks[Symbol.asyncIterator]();
+    if (body instanceof Uint8Array) {
+      // Copied: the caller may reuse its buffer once the put has resolved.
+      if (body.byteLength <= SMALL_BODY_BYTES) return new DiskBody(body.byteLength, body.byteLength > 0 ? Buffer.from(body) : null, null);
+      return this.#stageChunks(nothingMore(), [body]);
+    }
+    const source = body[Symbol.asyncIterator]();
     const head: Uint8Array[] = [];
     let size = 0;
     while (size <= SMALL_BODY_BYTES) {
@@ -154,16 +164,19 @@ export class DiskEngine implements StorageEngine {
       head.push(value);
       size += value.byteLength;
     }
+    return this.#stageChunks(source, head);
+  }
+
+  async #stageChunks(source: AsyncIterator<Uint8Array>, head: Uint8Array[]): Promise<DiskBody> {
     try {
-      const { blob, size: total } = await this.#blobs.write(source, head);
-      return new DiskBody(total, null, blob);
+      const { blob, size } = await this.#blobs.write(source, head);
+      return new DiskBody(size, null, blob);
     } catch (error) {
       throw this.#deletedOr(error);
     }
   }
 
-  async discard(body: StagedBody): Promise<void> {
-    const { blob } = body as DiskBody;
+  async #discard({ blob }: DiskBody): Promise<void> {
     if (blob) this.#blobs.remove([blob]);
   }
 
@@ -201,10 +214,11 @@ export class DiskEngine implements StorageEngine {
     return this.#blobs.reader(segmentsOf(body), range);
   }
 
-  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean) {
-    const staged = body as DiskBody;
-    return this.#commitOrDiscard(staged, (step) => {
-      this.#refuseDeleted();
+  async put(body: WriteBody, recordOf: (size: number) => ObjectRecord, allow: (current: ObjectRecord | null) => boolean) {
+    const staged = await this.#stage(body);
+    const record = await describeStaged(staged, recordOf, (b) => this.#discard(b));
+    const stored = await this.#commitOrDiscard(staged, (step) => {
+      this.#refuseDeleted(step);
       const key = utf8(record.key);
       const current = this.#sql.current.get(key);
       if (!allow(current ? toRecord(current) : null)) return false;
@@ -214,6 +228,7 @@ export class DiskEngine implements StorageEngine {
       if (current) this.#dropBody(bodyOf(current), step);
       return true;
     });
+    return stored ? record : null;
   }
 
   async delete(keys: string[]): Promise<void> {
@@ -271,11 +286,11 @@ export class DiskEngine implements StorageEngine {
     };
   }
 
-  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
-    this.#checkOpen();
-    const staged = await this.#asFile(body as DiskBody);
-    return this.#commitOrDiscard(staged, (step) => {
-      this.#refuseDeleted();
+  async putPart(uploadId: string, key: string, body: WriteBody, partOf: (size: number) => PartRecord) {
+    const staged = await this.#asFile(await this.#stage(body));
+    const part = await describeStaged(staged, partOf, (b) => this.#discard(b));
+    const stored = await this.#commitOrDiscard(staged, (step) => {
+      this.#refuseDeleted(step);
       if (this.#sql.upload.get(uploadId, utf8(key))?.state !== 'active') return false;
       const previous = this.#sql.part.get(uploadId, part.partNumber);
       this.#sql.upsertPart.run(
@@ -291,13 +306,14 @@ export class DiskEngine implements StorageEngine {
       if (previous) step.afterCommit(() => this.#blobs.remove([previous.blob]));
       return true;
     });
+    return stored ? part : null;
   }
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
     this.#refuseWhenFull();
     return this.#writes.run((step) => {
-      this.#refuseDeleted();
+      this.#refuseDeleted(step);
       const keyBytes = utf8(key);
       const upload = this.#sql.upload.get(uploadId, keyBytes);
       const rows = upload ? this.#sql.parts.all(uploadId) : [];
@@ -371,6 +387,7 @@ export class DiskEngine implements StorageEngine {
     this.#checkOpen();
     const marked = await this.#writes.run(() => {
       if (this.#sql.anyObject.get() || this.#sql.anyActiveUpload.get()) return false;
+      this.#liveInBatch = undefined;
       this.#sql.markDeleted.run(Date.now());
       return true;
     });
@@ -413,6 +430,7 @@ export class DiskEngine implements StorageEngine {
     this.#db = db;
     this.#sql = prepareStatements(db);
     this.#sql.markDeleted.run(Date.now());
+    this.#liveInBatch = undefined;
     this.#writes = new WriteQueue(db);
   }
 
@@ -424,7 +442,7 @@ export class DiskEngine implements StorageEngine {
       committed = await this.#writes.run(work);
       return committed;
     } finally {
-      if (!committed) await this.discard(staged);
+      if (!committed) await this.#discard(staged);
     }
   }
 
@@ -471,8 +489,14 @@ export class DiskEngine implements StorageEngine {
    * the write transaction it sees every deletion committed before (SQLite's write lock orders
    * them), and a deletion after it finds the rows written and refuses to delete.
    */
-  #refuseDeleted(): void {
+  /**
+   * Refuses a write to a bucket marked deleted. A write step looks once per batch: the batch's
+   * transaction holds the write lock, so only its own steps could mark it (which forget the look).
+   */
+  #refuseDeleted(step?: WriteStep): void {
+    if (step !== undefined && step.batch === this.#liveInBatch) return;
     if (this.#sql.deleted.get() !== undefined) throw new StorageDeletedError(this.#directory);
+    if (step !== undefined) this.#liveInBatch = step.batch;
   }
 
   /** A body file that could not be written because the bucket's directory went with its deletion. */

@@ -4,6 +4,8 @@ import type Database from 'better-sqlite3';
 export interface WriteStep {
   /** Runs `action` once the batch is committed; dropped if this step or the batch fails. */
   afterCommit(action: () => void): void;
+  /** The batch (one transaction) the step runs in: the same object for every step of it. */
+  readonly batch: object;
 }
 
 interface Job {
@@ -76,11 +78,12 @@ export class WriteQueue {
     }
     const settled: (() => void)[] = [];
     const afterCommit: (() => void)[] = [];
+    const batch = {};
     for (const job of jobs) {
       const actions: (() => void)[] = [];
       this.#savepoint.run();
       try {
-        const value = job.work({ afterCommit: (action) => actions.push(action) });
+        const value = job.work({ afterCommit: (action) => actions.push(action), batch });
         this.#release.run();
         afterCommit.push(...actions);
         settled.push(() => job.resolve(value));

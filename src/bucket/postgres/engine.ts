@@ -1,16 +1,18 @@
-import type {
-  Assemble,
-  EngineSnapshot,
-  KeyRange,
-  ObjectBytes,
-  ObjectRecord,
-  PageBuilder,
-  PartRecord,
-  StagedBody,
-  StorageEngine,
-  UploadRecord,
-  UploadState,
-  UploadStatus,
+import {
+  describeStaged,
+  type WriteBody,
+  type Assemble,
+  type EngineSnapshot,
+  type KeyRange,
+  type ObjectBytes,
+  type ObjectRecord,
+  type PageBuilder,
+  type PartRecord,
+  type StagedBody,
+  type StorageEngine,
+  type UploadRecord,
+  type UploadState,
+  type UploadStatus,
 } from '../engine';
 import { ENGINE_METHODS, classifyFailures } from '../classified';
 import { StorageDeletedError } from '../errors';
@@ -90,11 +92,16 @@ export class PostgresEngine implements StorageEngine {
     return this.db.location;
   }
 
-  async stage(chunks: AsyncIterable<Uint8Array>): Promise<StagedBody> {
+  /** Receives a write's bytes: in memory for the object's row when small, else as chunks in the database. */
+  async #stage(body: WriteBody): Promise<PostgresBody> {
     this.#checkOpen();
-    const source = chunks[Symbol.asyncIterator]();
-    const head: Uint8Array[] = [];
-    let size = 0;
+    // Copied: the caller may reuse its buffer once the put has resolved.
+    if (body instanceof Uint8Array && body.byteLength <= SMALL_BODY_BYTES) {
+      return new PostgresBody(body.byteLength, body.byteLength > 0 ? Buffer.from(body) : null, null);
+    }
+    const source = body instanceof Uint8Array ? nothingMore() : body[Symbol.asyncIterator]();
+    const head: Uint8Array[] = body instanceof Uint8Array ? [body] : [];
+    let size = head[0]?.byteLength ?? 0;
     while (size <= SMALL_BODY_BYTES) {
       const { done, value } = await source.next();
       // Copied: the caller may reuse its buffers once the put has resolved.
@@ -118,8 +125,8 @@ export class PostgresEngine implements StorageEngine {
     return new PostgresBody(staged.size, null, staged);
   }
 
-  async discard(body: StagedBody): Promise<void> {
-    await (body as PostgresBody).chunks?.rollback();
+  async #discard(body: PostgresBody): Promise<void> {
+    await body.chunks?.rollback();
   }
 
   async checkLive(): Promise<void> {
@@ -155,15 +162,21 @@ export class PostgresEngine implements StorageEngine {
     return { record, bytes };
   }
 
-  async put(record: ObjectRecord, body: StagedBody, allow: (current: ObjectRecord | null) => boolean): Promise<boolean> {
-    const staged = body as PostgresBody;
+  async put(
+    body: WriteBody,
+    recordOf: (size: number) => ObjectRecord,
+    allow: (current: ObjectRecord | null) => boolean,
+  ): Promise<ObjectRecord | null> {
+    const staged = await this.#stage(body);
+    const record = await describeStaged(staged, recordOf, (b) => this.#discard(b));
     if (this.#closed) {
-      await this.discard(staged);
+      await this.#discard(staged);
       this.#checkOpen();
     }
-    if (!staged.chunks) return this.#write(this.db.pool, record, { small: staged.small }, allow);
+    if (!staged.chunks) return (await this.#write(this.db.pool, record, { small: staged.small }, allow)) ? record : null;
     const { body: id, size } = staged.chunks;
-    return staged.chunks.commitIf((client) => this.#write(client, record, { bodies: [id], sizes: [size] }, allow));
+    const stored = await staged.chunks.commitIf((client) => this.#write(client, record, { bodies: [id], sizes: [size] }, allow));
+    return stored ? record : null;
   }
 
   async delete(keys: string[]): Promise<void> {
@@ -219,15 +232,16 @@ export class PostgresEngine implements StorageEngine {
     };
   }
 
-  async putPart(uploadId: string, key: string, part: PartRecord, body: StagedBody): Promise<boolean> {
-    const staged = body as PostgresBody;
+  async putPart(uploadId: string, key: string, body: WriteBody, partOf: (size: number) => PartRecord): Promise<PartRecord | null> {
+    const staged = await this.#stage(body);
+    const part = await describeStaged(staged, partOf, (b) => this.#discard(b));
     if (this.#closed) {
-      await this.discard(staged);
+      await this.#discard(staged);
       this.#checkOpen();
     }
     // Parts are always chunks: completion names them as the object's bodies.
     const chunks = staged.chunks ?? (await this.#asChunks(staged.small));
-    return chunks.commitIf(async (client) => {
+    const stored = await chunks.commitIf(async (client) => {
       const [upload] = await this.db.rows<UploadColumns>(client, sql.lockUpload, [this.bucket, uploadId, utf8(key)]);
       if (upload?.[5] !== 'active') return false;
       await this.db.rows(client, sql.putPart, [
@@ -243,6 +257,7 @@ export class PostgresEngine implements StorageEngine {
       ]);
       return true;
     });
+    return stored ? part : null;
   }
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {

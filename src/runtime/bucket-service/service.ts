@@ -9,6 +9,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { declareStreamLength, type BucketCatalogue, type OpenBucket, type PutOptions, type StoredObjectBody } from '../../bucket';
+import { writeStreamedBody } from '../../streamed-body';
 import { BindingRefusal, internalError, noSuchKey, preconditionFailed, wireError, type WireError } from './errors';
 import { customMetadataOf, httpMetadataOf, preconditionOf, rangeOf, wireObject } from './translate';
 import { ERROR_HEADER, INCLUDE_FIELDS, METADATA_SIZE_HEADER, REQUEST_HEADER, type WireRequest } from './wire';
@@ -109,7 +110,7 @@ export class BucketService {
         const object = await this.#reading(grant, (bucket) => bucket.get(call.object, options));
         if (!object) return sendError(response, noSuchKey);
         if (!('body' in object)) return sendError(response, preconditionFailed, wireObject(object));
-        return sendObject(response, object);
+        return sendObject(response, object, this.#report);
       }
       case 'list': {
         const include = call.include?.map((field) => INCLUDE_FIELDS[field]).filter((field) => field !== undefined) ?? ['httpMetadata', 'customMetadata'];
@@ -249,7 +250,7 @@ function sendJson(response: ServerResponse, value: unknown): void {
   response.end(json);
 }
 
-async function sendObject(response: ServerResponse, object: StoredObjectBody): Promise<void> {
+async function sendObject(response: ServerResponse, object: StoredObjectBody, report: (line: string) => void): Promise<void> {
   const metadata = wireObject(object);
   const json = Buffer.from(JSON.stringify(metadata));
   const length = metadata.range?.length ?? object.size;
@@ -259,10 +260,9 @@ async function sendObject(response: ServerResponse, object: StoredObjectBody): P
     return;
   }
   response.write(json);
-  for await (const chunk of object.body as unknown as AsyncIterable<Uint8Array>) {
-    if (!response.write(chunk)) await new Promise((resolve) => response.once('drain', resolve));
-  }
-  response.end();
+  await writeStreamedBody(response, object.body as unknown as ReadableStream<Uint8Array>, (error) =>
+    report(`bucket binding read failed mid-body: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`),
+  );
 }
 
 function sendError(response: ServerResponse, error: WireError, object?: ReturnType<typeof wireObject>): void {

@@ -44,6 +44,7 @@ type WorkerOperation =
   | 'deleteWorkerService'
   | 'getWorker'
   | 'getWorkersSubdomain'
+  | 'getWorkersSubdomainAvailability'
   | 'updateWorkersSubdomain'
   | 'deleteWorkersSubdomain'
   | 'listDurableObjectNamespaces'
@@ -385,6 +386,18 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
     await requireAccount(context, account);
     const subdomain = await context.store.workers.getSubdomain(account);
     if (subdomain === null) throw ApiError.of(404, WorkerCodes.scriptNotFound, 'This account has no workers.dev subdomain.');
+    return { result: { subdomain } };
+  },
+
+  getWorkersSubdomainAvailability: async (context) => {
+    const account = context.params.account_id;
+    await requireAccount(context, account);
+    const { subdomain } = context.params;
+    const holder = await context.store.workers.subdomainHolder(subdomain);
+    // As the platform answers wrangler's look-up before it claims one: an error either way
+    // unless the account holds it already.
+    if (holder === null) throw ApiError.of(404, WorkerCodes.subdomainUnclaimed, 'subdomain_unavailable');
+    if (holder !== account) throw badRequest(`The workers.dev subdomain ${subdomain} belongs to another account.`, WorkerCodes.subdomainTaken);
     return { result: { subdomain } };
   },
 

@@ -20,6 +20,8 @@ export const WorkerCodes = {
   unparsableBody: 10026,
   tooLarge: 10027,
   subdomainTaken: 10031,
+  /** The platform's answer for a subdomain no account holds ("subdomain_unavailable": there is none, so it can be claimed). */
+  subdomainUnclaimed: 10032,
   bindingWithoutName: 10052,
   bindingTooLarge: 10054,
   latestNotDeployed: 10215,

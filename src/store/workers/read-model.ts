@@ -9,7 +9,7 @@ import { fromFlag, fromJson } from '../codecs';
 import type { Executor } from '../transaction/executor';
 import { changeMarker } from './changes';
 import type { Db, StoredBinding } from './rows';
-import { secretPlace, type SecretBox } from './secret-box';
+import { SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE, SecretSealError, secretPlace, sealedKeyId, type SecretBox } from './secret-box';
 import type { DeployedBinding, DeployedModule, DeployedScript, DeployedWorkers, DeployedWorkersReader, DeployedZone, DeploymentVersion, WorkerModuleRef } from '../worker-types';
 
 /** Module bytes never change for a hash: kept across snapshots, dropped once no snapshot names them. */
@@ -25,7 +25,31 @@ export function deployedWorkersReader(executor: Executor, box: () => SecretBox):
       modules = next;
       return snapshot;
     },
+    checkSecretsKey: async () => {
+      const foreign = await executor.read(({ db }) => foreignKeyIds(db, box));
+      if (foreign.length === 0) return;
+      throw new SecretSealError(
+        `the store holds workers' secrets sealed under another key (key id ${foreign.join(', ')}; this platform's key is ${box().keyId}): ` +
+          `give it the key they were sealed with (${SECRETS_KEY_VARIABLE}, or the ${SECRETS_KEY_FILE} file of the data directory they were sealed in)`,
+      );
+    },
   };
+}
+
+/** Ids of the keys that sealed stored secrets, other than the store's own. */
+async function foreignKeyIds(db: Db, box: () => SecretBox): Promise<string[]> {
+  const rows = await db.selectFrom('worker_versions').select('bindings').where('bindings', 'like', '%"sealed":%').execute();
+  if (rows.length === 0) return [];
+  const own = box().keyId;
+  const foreign = new Set<string>();
+  for (const row of rows) {
+    for (const binding of fromJson<StoredBinding[]>(row.bindings)) {
+      if (binding.type !== 'secret_text') continue;
+      const keyId = sealedKeyId(binding.sealed);
+      if (keyId !== own) foreign.add(keyId ?? '(damaged)');
+    }
+  }
+  return [...foreign].sort();
 }
 
 async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, kept: ModuleCache): Promise<DeployedWorkers> {

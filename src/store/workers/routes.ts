@@ -24,6 +24,7 @@ export type RouteOperations = Pick<
   | 'listScriptRoutes'
   | 'replaceScriptRoutes'
   | 'getSubdomain'
+  | 'subdomainHolder'
   | 'setSubdomain'
   | 'deleteSubdomain'
 >;
@@ -113,6 +114,12 @@ export function routeOperations(executor: Executor): RouteOperations {
       executor.readStatement(async ({ db }) => {
         const row = await db.selectFrom('worker_subdomains').select('subdomain').where('account_id', '=', accountId).executeTakeFirst();
         return row?.subdomain ?? null;
+      }),
+
+    subdomainHolder: (subdomain) =>
+      executor.readStatement(async ({ db }) => {
+        const row = await db.selectFrom('worker_subdomains').select('account_id').where('subdomain', '=', subdomain).executeTakeFirst();
+        return row?.account_id ?? null;
       }),
 
     setSubdomain: (accountId, subdomain) =>

@@ -95,6 +95,12 @@ export function loadSecretBox(options: { dataDir: string; variable?: string | un
   return SecretBox.fromText(readFileSync(file, 'utf8'), file);
 }
 
+/** The id of the key that sealed a value, or undefined when the value is not a sealed one. */
+export function sealedKeyId(sealed: string): string | undefined {
+  const [format, keyId, nonce, body] = sealed.split('.');
+  return format === FORMAT && nonce !== undefined && body !== undefined ? keyId : undefined;
+}
+
 /** Where a secret belongs: what its sealing is bound to. */
 export function secretPlace(accountId: string, scriptName: string, bindingName: string): string {
   return `${accountId}/${scriptName}/${bindingName}`;

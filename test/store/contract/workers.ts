@@ -85,6 +85,8 @@ export function workersContract(harness: () => StoreHarness): void {
   
     it('a store with another key cannot open the secrets it did not seal, and the tables hold no value in plain text', async () => {
       const store = await harness().fresh({ secrets: box });
+      // Nothing sealed yet: any key will do.
+      await expect(store.deployedWorkers.checkSecretsKey()).resolves.toBeUndefined();
       await store.workers.uploadVersion(ACCOUNT, 'sealed', version('export default {}', 'kept-out-of-sight'), { create: true, deploy: true });
       const rows: string[] = [];
       await store.dump.export((entry) => void rows.push(JSON.stringify(entry)));
@@ -92,6 +94,10 @@ export function workersContract(harness: () => StoreHarness): void {
       expect(rows.some((row) => row.includes('kept-out-of-sight'))).toBe(false);
       const stranger = await harness().reopen({ secrets: new SecretBox(Buffer.alloc(32, 9)) });
       await expect(stranger.deployedWorkers.snapshot()).rejects.toThrow(/sealed under another key/);
+      // The check a platform makes before it starts names both keys by id, never a key itself.
+      const strangerId = new SecretBox(Buffer.alloc(32, 9)).keyId;
+      await expect(stranger.deployedWorkers.checkSecretsKey()).rejects.toThrow(`sealed under another key (key id ${box.keyId}; this platform's key is ${strangerId})`);
+      await expect(store.deployedWorkers.checkSecretsKey()).resolves.toBeUndefined();
     });
   
     it('refuses what a zone or script cannot hold, changing nothing', async () => {
