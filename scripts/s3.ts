@@ -14,6 +14,7 @@ import {
   startS3Server,
 } from '../src/s3';
 import { HOME_ACCOUNT_ID } from '../src/bucket';
+import { connectionLimitsFrom } from '../src/http-connections';
 import { DEFAULT_DATA_DIR } from '../src/worker';
 import { databaseUrlFrom, databaseUrlUsage } from './database-url-option';
 import { stopOnSignals } from './stop-on-signals';
@@ -35,6 +36,8 @@ ${databaseUrlUsage(26)}
   --tls-cert <file>       serve HTTPS with this certificate (PEM) and --tls-key's private key (PEM);
   --tls-key <file>        customer encryption keys (SSE-C) are taken over plain HTTP from this machine only
 Access keys also come from ${ACCESS_KEY_ID_VARIABLE} and ${SECRET_ACCESS_KEY_VARIABLE}; at least one is required.
+Slow clients are cut and connections limited as HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
+HTTP_KEEP_ALIVE_TIMEOUT_MS and HTTP_MAX_CONNECTIONS say (docs/server.md#slow-and-many-clients).
 Secrets are never printed. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
 const EXIT_FAILURE = 1;
@@ -80,6 +83,7 @@ function readArguments() {
   if (database.problem) usageError(`${database.problem}.`);
   if ((values['tls-cert'] === undefined) !== (values['tls-key'] === undefined))
     usageError('--tls-cert and --tls-key go together: HTTPS needs both the certificate and its private key.');
+  const connections = connectionLimits();
   const tls = values['tls-cert'] === undefined ? undefined : { cert: pemFile('--tls-cert', values['tls-cert']), key: pemFile('--tls-key', values['tls-key']!) };
   return {
     port,
@@ -91,8 +95,17 @@ function readArguments() {
     region: values.region ?? 'auto',
     account: values.account ?? HOME_ACCOUNT_ID,
     faultsFile: values.faults ?? (process.env.FAULTS_FILE || undefined),
+    connections,
     ...(tls ? { tls } : {}),
   };
+}
+
+function connectionLimits() {
+  try {
+    return connectionLimitsFrom(process.env);
+  } catch (error) {
+    return usageError(`${(error as Error).message}.`);
+  }
 }
 
 function pemFile(option: string, file: string): Buffer {

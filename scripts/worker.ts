@@ -3,6 +3,7 @@
 // docs/buckets-and-workers.md.
 import { parseArgs } from 'node:util';
 import { BucketCatalogueError, BucketStorageError } from '../src/bucket';
+import { connectionLimitsFrom, type ConnectionLimits } from '../src/http-connections';
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, startWorker, ConfigFileError, WorkerStartError } from '../src/worker';
 import { databaseUrlFrom, databaseUrlUsage } from './database-url-option';
 import { stopOnSignals } from './stop-on-signals';
@@ -15,7 +16,9 @@ Serves the module worker of a configuration file with its buckets, vars and secr
   --data-dir <dir>   where the buckets live (default ${DEFAULT_DATA_DIR})
 ${databaseUrlUsage(21)}
 Secrets listed under [secrets] required come from the environment or the .dev.vars file
-beside the configuration. Stop with Ctrl-C (SIGINT) or SIGTERM.`;
+beside the configuration. Slow clients are cut and connections limited as HTTP_HEADERS_TIMEOUT_MS,
+HTTP_REQUEST_TIMEOUT_MS, HTTP_KEEP_ALIVE_TIMEOUT_MS and HTTP_MAX_CONNECTIONS say
+(docs/server.md#slow-and-many-clients). Stop with Ctrl-C (SIGINT) or SIGTERM.`;
 
 const EXIT_FAILURE = 1;
 const EXIT_USAGE = 2;
@@ -25,7 +28,7 @@ function usageError(message: string): never {
   process.exit(EXIT_USAGE);
 }
 
-function readArguments(): { configFile: string; port: number; dataDir: string; databaseUrl?: string } | null {
+function readArguments(): { configFile: string; port: number; dataDir: string; databaseUrl?: string; connections: ConnectionLimits } | null {
   let parsed;
   try {
     parsed = parseArgs({
@@ -49,7 +52,13 @@ function readArguments(): { configFile: string; port: number; dataDir: string; d
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535) usageError(`--port must be a whole number from 0 to 65535, not ${values.port}.`);
   const database = databaseUrlFrom(values['database-url']);
   if (database.problem) usageError(`${database.problem}.`);
-  return { configFile: values.config, port, dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR, ...(database.url ? { databaseUrl: database.url } : {}) };
+  let connections: ConnectionLimits;
+  try {
+    connections = connectionLimitsFrom(process.env);
+  } catch (error) {
+    return usageError(`${(error as Error).message}.`);
+  }
+  return { configFile: values.config, port, connections, dataDir: values['data-dir'] ?? DEFAULT_DATA_DIR, ...(database.url ? { databaseUrl: database.url } : {}) };
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark of scripts/bench/ in turn (each prints its figures and
 // its ratios against a baseline measured in the same run). `npm run bench -- filter server`
-// runs only those.
+// runs only those. Options after the names go to the benchmarks that take them
+// (`npm run bench -- soak --minutes 30 --database postgres`).
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -10,7 +11,10 @@ const available = readdirSync(here)
   .filter((file) => file.endsWith('.ts') && file !== 'index.ts')
   .map((file) => file.replace(/\.ts$/, ''))
   .sort();
-const wanted = process.argv.slice(2);
+const args = process.argv.slice(2);
+const firstOption = args.findIndex((arg) => arg.startsWith('--'));
+const wanted = firstOption === -1 ? args : args.slice(0, firstOption);
+const options = firstOption === -1 ? [] : args.slice(firstOption);
 const unknown = wanted.filter((name) => !available.includes(name));
 if (unknown.length > 0) {
   console.error(`unknown benchmark ${unknown.join(', ')}; available: ${available.join(', ')}`);
@@ -18,6 +22,6 @@ if (unknown.length > 0) {
 }
 for (const name of wanted.length > 0 ? wanted : available) {
   console.log(`\n=== ${name} ===`);
-  const module = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { run(): Promise<void> };
-  await module.run();
+  const module = (await import(pathToFileURL(path.join(here, `${name}.ts`)).href)) as { run(options?: string[]): Promise<void> };
+  await module.run(options);
 }

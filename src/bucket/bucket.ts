@@ -45,6 +45,7 @@ import {
   requireKey,
   noSuchPart,
   storing,
+  storingEach,
   parseCustomMetadata,
   parseHttpMetadata,
   parseRange,
@@ -335,3 +336,14 @@ function decryptionOf(
 function opened(bytes: ObjectBytes, cipher: Decryption | undefined, served: ByteRange): ObjectBytes {
   return cipher ? openBytes(bytes, cipher.dataKey, cipher.segments, served.offset) : bytes;
 }
+
+storingEach(BucketRuntime, {
+  head: 'head',
+  get: 'get',
+  getPart: 'get',
+  attributes: 'head',
+  put: 'put',
+  putWith: 'put',
+  delete: 'delete',
+  list: 'list',
+});

@@ -38,6 +38,11 @@
  *   and answers a repeated completion with the object it made.
  * - Storage failures reject with `BucketError` (`code`, `action`, message
  *   `"<operation>: <text> (<code>)"`); argument mistakes with `TypeError` / `RangeError`.
+ *   Storage out of reach (a database restarting, failing files) is code 10043, the platform's
+ *   ServiceUnavailable: nothing was done, retry in a moment; storage full is 10001 with a message
+ *   saying so: nothing was stored, free space. Either carries the engine's `StorageUnavailableError`
+ *   or `StorageFullError` as its `cause` (`storageTroubleOf` finds it), which catalogue calls
+ *   reject with as they are. Reads, lists and deletes keep working while the storage is full.
  *
  * Catalogue, the one owner of bucket state (the management API, the worker host, the S3
  * endpoint and `npm run bucket` all go through it): `new BucketCatalogue(dataDir, options?)`
@@ -81,6 +86,9 @@ export {
   ErrorCode,
   isConditionalHeaderRefusal,
   StorageDeletedError,
+  StorageFullError,
+  StorageUnavailableError,
+  storageTroubleOf,
   type BucketAction,
   type CustomerKeyReason,
 } from './shared';

@@ -1,5 +1,6 @@
 import { createServer, type Server, type ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { limitConnections } from '../http-connections';
 import { answerMalformed } from './malformed';
 import { pipeline, type EdgeStages, type WorkerDispatcher } from './pipeline';
 import { compileRoutes, type EdgeRoutes, type RoutingTable } from './routing';
@@ -10,7 +11,7 @@ export interface EdgeServerOptions {
   hostname: string;
   /** Timeouts and header limits of the HTTP server (the API's, so that every port holds slow clients alike). */
   serverOptions: ServerOptions;
-  /** Connections open at once; further ones are refused until one closes. */
+  /** Connections open at once; at the limit a new one takes the place of the oldest without a request under way. */
   maxConnections: number;
   /** Runs the workers routes lead to. */
   workers: WorkerDispatcher;
@@ -44,7 +45,7 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<Runni
   const steps = pipeline(options.stages ?? {}, () => table, options.workers, report);
   const server: Server = createServer(options.serverOptions, (request, response) => void steps.handle(request, response));
   server.on('clientError', answerMalformed);
-  server.maxConnections = options.maxConnections;
+  limitConnections(server, options.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(

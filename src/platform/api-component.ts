@@ -5,7 +5,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import { basePath, createApp, httpServerOptionsFor, openServerBuckets, openServerStore, type ServerConfig } from '../server';
+import { connectionServerOptions, limitConnections } from '../http-connections';
+import { basePath, createApp, openServerBuckets, openServerStore, type ServerConfig } from '../server';
 import type { DeploymentsReader } from './deployments';
 import type { RuleList } from './settings';
 
@@ -71,8 +72,8 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
     deployments: store.deployedWorkers,
     listen: async () => {
       server = await new Promise<Server>((resolve, reject) => {
-        const listening = createServer(httpServerOptionsFor(config.http), app);
-        listening.maxConnections = config.http.maxConnections;
+        const listening = createServer(connectionServerOptions(config.http), app);
+        limitConnections(listening, config.http.maxConnections);
         listening.once('error', (error: NodeJS.ErrnoException) =>
           reject(new Error(error.code === 'EADDRINUSE' ? `the API: port ${config.port} on ${config.host} is already in use; choose another with PORT or [api] port` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
         );

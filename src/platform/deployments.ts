@@ -6,6 +6,7 @@
  */
 import type { EdgeRoutes } from '../edge';
 import type { DeployedWorkers, WorkersRuntime } from '../runtime';
+import { StoreUnavailableError } from '../store';
 
 /** The store's read model of what is deployed, as the platform reads it. */
 export interface DeploymentsReader {
@@ -65,17 +66,23 @@ export async function followDeployments(options: {
   let stopped = false;
   let running: Promise<void> | undefined;
   let failing = false;
+  // A database out of reach is told once by the process's storage health (lost, then back);
+  // the edge keeps quiet about it rather than tell the same outage twice.
+  let quiet = false;
   const timer = setInterval(() => {
     // One poll at a time: a change being started is not read again meanwhile.
     if (stopped || running) return;
     running = apply()
       .then(
         () => {
-          if (failing) report('reading what is deployed works again');
+          if (failing && !quiet) report('reading what is deployed works again');
           failing = false;
         },
         (error: unknown) => {
-          if (!failing) report(`cannot read what is deployed (tried again every ${options.pollMs ?? POLL_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
+          if (!failing) {
+            quiet = error instanceof StoreUnavailableError;
+            if (!quiet) report(`cannot read what is deployed (tried again every ${options.pollMs ?? POLL_MS} ms): ${error instanceof Error ? error.message : String(error)}`);
+          }
           failing = true;
         },
       )

@@ -5,10 +5,10 @@
  * so that one setting moves every port.
  */
 import type { Logger } from 'pino';
-import { openBucketCatalogue } from '../bucket';
+import { openBucketCatalogue, type DatabasePoolSettings } from '../bucket';
 import { startEdgeServer, type EdgeRoutes, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
+import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
 import { WorkersRuntime } from '../runtime';
-import { httpServerOptionsFor, type HttpLimits } from '../server';
 import { followDeployments, withZones, type DeploymentsReader } from './deployments';
 import type { EdgeSettings } from './settings';
 
@@ -16,8 +16,10 @@ export interface EdgeComponentOptions {
   settings: EdgeSettings;
   dataDir: string;
   databaseUrl: string | undefined;
-  /** The API's connection limits (HTTP_* variables), or their defaults when the API is off. */
-  limits: HttpLimits;
+  /** The buckets' connection pool on PostgreSQL, sized and timed as every component's. */
+  databasePool?: DatabasePoolSettings;
+  /** Every port's connection limits (the HTTP_* variables). */
+  limits: ConnectionLimits;
   /** What is deployed: the store's read model. */
   deployments: DeploymentsReader;
   /** Steps of others around routing (rules, origins, logs). */
@@ -54,7 +56,7 @@ function logRequest(logger: Logger) {
 
 export async function startEdgeComponent(options: EdgeComponentOptions): Promise<RunningEdgeComponent> {
   const { settings, limits, logger } = options;
-  const catalogue = await openBucketCatalogue({ dataDir: options.dataDir, databaseUrl: options.databaseUrl });
+  const catalogue = await openBucketCatalogue({ dataDir: options.dataDir, databaseUrl: options.databaseUrl, ...(options.databasePool ? { pool: options.databasePool } : {}) });
   let runtime: WorkersRuntime | undefined;
   try {
     runtime = await WorkersRuntime.start({
@@ -80,7 +82,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
     const edge = await startEdgeServer({
       port: settings.port,
       hostname: settings.host,
-      serverOptions: httpServerOptionsFor(limits),
+      serverOptions: connectionServerOptions(limits),
       maxConnections: limits.maxConnections,
       workers,
       stages: { ...stages, after: [...(stages.after ?? []), logRequest(logger)] },

@@ -12,7 +12,7 @@ import { ClientTable, LiveDeployments, TrustedProxies } from '../judge';
 import { BucketCredentials, LogDelivery } from '../logpush';
 import { OriginTable } from '../origin';
 import { openServerBuckets, openServerStore, type ServerConfig } from '../server';
-import { loadSecretBox, MAX_PER_PAGE, openPostgresStore, openSqliteStore, SECRETS_KEY_VARIABLE, type Store } from '../store';
+import { loadSecretBox, MAX_PER_PAGE, openPostgresStore, openSqliteStore, SECRETS_KEY_VARIABLE, StoreUnavailableError, type Store } from '../store';
 import type { EdgeSettings, PlatformSettings } from './settings';
 
 export interface EdgeJudging {
@@ -44,7 +44,13 @@ export async function prepareEdgeJudging(options: EdgeJudgingOptions): Promise<E
   let deployments: LiveDeployments | undefined;
   try {
     catalogue = await (apiConfig ? openServerBuckets(apiConfig) : openBucketCatalogue({ dataDir: settings.dataDir, ...(settings.databaseUrl ? { databaseUrl: settings.databaseUrl } : {}) }));
-    deployments = new LiveDeployments(store, { onRefreshError: (error) => report(`the rules could not be refreshed: ${error instanceof Error ? error.message : String(error)}`) });
+    // A database out of reach is told once by the process's storage health (lost, then back),
+    // not again at every refresh that meets it.
+    deployments = new LiveDeployments(store, {
+      onRefreshError: (error) => {
+        if (!(error instanceof StoreUnavailableError)) report(`the rules could not be refreshed: ${error instanceof Error ? error.message : String(error)}`);
+      },
+    });
     await deployments.start();
     const delivery = new LogDelivery({
       store,

@@ -4,8 +4,10 @@
 import { parseArgs } from 'node:util';
 import pino, { type Logger } from 'pino';
 import { FaultRulesError } from '../faults';
+import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
-import { defaultHttpLimits, loadConfig, openServerStore, type ServerConfig } from '../server';
+import { connectionLimitsFrom, type ConnectionLimits } from '../http-connections';
+import { loadConfig, openServerStore, type ServerConfig } from '../server';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
@@ -75,9 +77,12 @@ async function main(): Promise<void> {
   }
   let settings: PlatformSettings;
   let apiConfig: ServerConfig | undefined;
+  let connections: ConnectionLimits;
   try {
     settings = resolveSettings(findConfigFile(args.configFile, process.env), process.env);
     if (settings.api) apiConfig = loadConfig(settings.apiEnvironment);
+    // Every port holds slow and many clients alike (the HTTP_* variables), the API on or off.
+    connections = apiConfig?.http ?? connectionLimitsFrom(process.env);
     if (settings.s3 && settings.faults.s3) checkS3FaultRules(settings.faults.s3.list, settings.faults.s3.source);
   } catch (error) {
     if (error instanceof PlatformConfigError) fail(error.lines);
@@ -94,6 +99,8 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  // One line when a database or a data directory is lost or full, one when it is back.
+  logHealthChanges(logger);
 
   if (settings.stateFile) {
     // Loaded only on a first start (nothing stored yet), before anything opens the store or the
@@ -114,6 +121,9 @@ async function main(): Promise<void> {
     }
   }
   const closeAll = () => Promise.all([...components.values()].map((component) => component.close()));
+  // Every component's pool on the database sized and timed as the API's (DATABASE_POOL_*, DATABASE_CONNECT_TIMEOUT_MS).
+  const { maxConnections, idleTimeoutMs, connectionTimeoutMs } = apiConfig?.postgres?.pool ?? {};
+  const databasePool = { ...(maxConnections ? { maxConnections } : {}), ...(idleTimeoutMs ? { idleTimeoutMs } : {}), ...(connectionTimeoutMs ? { connectionTimeoutMs } : {}) };
   try {
     // Workers first: their buckets are checked as they start, the likeliest refusal.
     const report = (who: string) => (line: string) => process.stderr.write(`[${who}] ${line}\n`);
@@ -125,7 +135,7 @@ async function main(): Promise<void> {
     }
     for (const worker of settings.workers) {
       const running: RunningWorker = await naming(`worker ${worker.name}`, `${workerVariable(worker.name, 'PORT')} or its port in the file`, () =>
-        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
+        startWorker({ configFile: worker.configFile, dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, databasePool, connections, port: worker.port, hostname: worker.host, report: report(`worker ${worker.name}`) }),
       );
       components.set(`worker:${worker.name}`, { state: 'running', url: running.url, close: () => running.close() });
     }
@@ -135,6 +145,8 @@ async function main(): Promise<void> {
         accessKeys: s3.accessKeys,
         dataDir: settings.dataDir,
         databaseUrl: settings.databaseUrl,
+        databasePool,
+        connections,
         port: s3.port,
         hostname: s3.host,
         publicRead: s3.publicRead,
@@ -172,7 +184,8 @@ async function main(): Promise<void> {
             settings: edge,
             dataDir: settings.dataDir,
             databaseUrl: settings.databaseUrl,
-            limits: apiConfig?.http ?? defaultHttpLimits,
+            databasePool,
+            limits: connections,
             deployments: reader,
             stages: judged.stages,
             zones: judged.zones,

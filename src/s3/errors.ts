@@ -1,4 +1,4 @@
-import { BucketCatalogueError, BucketError, ChecksumRuleError, CustomerKeyError } from '../bucket';
+import { BucketCatalogueError, BucketError, ChecksumRuleError, CustomerKeyError, StorageFullError, storageTroubleOf } from '../bucket';
 
 /** An S3 error: the code and status S3 clients act on, and a message naming what and where. */
 export class S3Error extends Error {
@@ -61,6 +61,30 @@ export const preflightRefusal = (headers: Headers) =>
 export const notImplemented = (what: string) =>
   new S3Error('NotImplemented', 501, `${what} is not implemented by this endpoint.`);
 
+/** Seconds a client is asked to wait before trying a request the storage could not serve. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Storage out of reach: S3's throttling answer, which the AWS SDKs retry with back-off (and which
+ * costs their retry budget less than ServiceUnavailable), waiting what Retry-After says.
+ */
+export const storageUnavailable = (reason: string) =>
+  new S3Error(
+    'SlowDown',
+    503,
+    `Please reduce your request rate: the storage is temporarily unavailable (${reason}); retry in a moment.`,
+    {},
+    { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  );
+
+/** Storage full: MinIO's answer to a full disk, which clients do not retry. */
+export const insufficientStorage = (reason: string) =>
+  new S3Error(
+    'InsufficientStorage',
+    507,
+    `The storage is full: ${reason}. Nothing was stored; delete objects or free space, then retry.`,
+  );
+
 /** Storage codes of the bucket runtime, as S3 names them. */
 const BUCKET_ERRORS: Record<number, [code: string, status: number]> = {
   10001: ['NoSuchUpload', 404],
@@ -92,6 +116,9 @@ const customerKeyText = (error: BucketError) => error.message.replace(/^\w+: /, 
  */
 export function toS3Error(error: unknown): S3Error | null {
   if (error instanceof S3Error) return error;
+  const trouble = storageTroubleOf(error);
+  if (trouble instanceof StorageFullError) return insufficientStorage(trouble.reason);
+  if (trouble) return storageUnavailable(trouble.reason);
   // A customer key that does not fit the object or upload: S3's InvalidRequest, as S3 words it.
   if (error instanceof CustomerKeyError) return new S3Error('InvalidRequest', 400, customerKeyText(error));
   if (error instanceof BucketError) {

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type RequestListener, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { HOME_ACCOUNT_ID, openBucketCatalogue, type RuntimeOptions } from '../bucket';
+import { connectionServerOptions, defaultConnectionLimits, limitConnections, type ConnectionLimits } from '../http-connections';
+import { HOME_ACCOUNT_ID, openBucketCatalogue, type DatabasePoolSettings, type RuntimeOptions } from '../bucket';
 import { writeStreamedBody } from '../streamed-body';
 import type { S3Context, S3Response } from './context';
 import { corsHeaders, isPreflight, preflight } from './cors';
@@ -23,11 +24,15 @@ export interface S3ServerOptions {
   dataDir?: string;
   /** A PostgreSQL URL: the buckets are that database's instead, shared with every process on it. */
   databaseUrl?: string | undefined;
+  /** The database's connection pool (with `databaseUrl` only), as the API's `DATABASE_*` settings size its own. */
+  databasePool?: DatabasePoolSettings;
   /**
    * The account whose buckets the endpoint serves (on the platform each account has its own
    * endpoint, `<account_id>.r2.cloudflarestorage.com`); the data directory's home account by default.
    */
   account?: string;
+  /** Timeouts and the connection limit of the port (the HTTP_* variables); their defaults when absent. */
+  connections?: ConnectionLimits;
   /** 8788 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -82,6 +87,7 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
   const catalogue = await openBucketCatalogue({
     dataDir,
     databaseUrl: options.databaseUrl,
+    ...(options.databasePool ? { pool: options.databasePool } : {}),
     defaultAccount: account,
     defaults: options.runtime ?? {},
   });
@@ -144,8 +150,13 @@ export async function startS3Server(options: S3ServerOptions): Promise<RunningS3
     });
   };
   let server: ReturnType<typeof createServer>;
+  const connections = options.connections ?? defaultConnectionLimits;
   try {
-    server = options.tls ? createTlsServer({ cert: options.tls.cert, key: options.tls.key }, listener) : createServer(listener);
+    const serverOptions = connectionServerOptions(connections);
+    server = options.tls
+      ? createTlsServer({ ...serverOptions, cert: options.tls.cert, key: options.tls.key }, listener)
+      : createServer(serverOptions, listener);
+    limitConnections(server, connections.maxConnections);
   } catch (error) {
     await catalogue.close();
     throw new Error(`cannot serve TLS with the certificate and key given: ${(error as Error).message}`);

@@ -10,6 +10,7 @@ import { HOME_ACCOUNT_ID, type BucketCatalogue } from '../bucket';
 import { FaultSet } from '../faults';
 import { BucketCredentials } from '../logpush';
 import { RequestBudget, type RateLimitPolicy } from '../rate-limit';
+import { healthProblems, type HealthProblem } from '../storage-health';
 import { frozenJson, type Store } from '../store';
 import { writeStreamedBody } from '../streamed-body';
 import { authenticate } from './auth/authenticate';
@@ -23,7 +24,7 @@ import { toApiError } from './http/error-mapper';
 import { notFound } from './http/errors';
 import { basePath } from './http/openapi-document';
 import { refuseDeepJson } from './http/json-depth';
-import { defaultHttpLimits, httpServerOptionsFor } from './http/limits';
+import { connectionServerOptions, defaultConnectionLimits } from '../http-connections';
 import { oneSegmentObjectKey } from './http/object-keys';
 import { preparedWording, readableValidationDocument, validatorSpec } from './http/prepared-document';
 import { requestLogger } from './http/request-logger';
@@ -76,7 +77,7 @@ interface AuthenticatedRequest extends Request {
 
 const bodyLimit = '1mb';
 
-export const httpServerOptions = httpServerOptionsFor(defaultHttpLimits);
+export const httpServerOptions = connectionServerOptions(defaultConnectionLimits);
 /** A readiness probe that cannot reach the database within this long answers 503. */
 const readinessTimeoutMs = 2000;
 
@@ -101,13 +102,22 @@ export function createApp(options: AppOptions): App {
   // default: their paths are written case-insensitive.
   app.enable('case sensitive routing');
   // For load balancers: outside the API (no document, no credentials) and not logged per probe.
+  // A database known to be out of reach answers at once, naming it; a full one leaves the process
+  // ready (reads and deletes go on) and says it is degraded.
   app.get(/^\/readyz\/?$/i, (_req, res) => {
     const database = options.database ?? 'sqlite';
     const components = options.components?.();
     const running = components === undefined || Object.values(components).every(({ state }) => state === 'running');
-    databaseAnswers(store).then((answers) => {
+    const problems = healthProblems();
+    const lost = problems.some(({ kind }) => kind === 'unavailable');
+    (lost ? Promise.resolve(false) : databaseAnswers(store)).then((answers) => {
       const ready = answers && running;
-      res.status(ready ? 200 : 503).json({ ready, database, ...(components === undefined ? {} : { components }) });
+      res.status(ready ? 200 : 503).json({
+        ready,
+        database,
+        ...(problems.length === 0 ? {} : { degraded: true, problems: problems.map(describeProblem) }),
+        ...(components === undefined ? {} : { components }),
+      });
     });
   });
   app.use(requestLogger(logger));
@@ -202,7 +212,8 @@ export function createApp(options: AppOptions): App {
     const method = (res.locals.method as string | undefined) ?? req.method;
     const path = req.path.replace(basePath, '') || '/';
     const answer = storeErrorAnswer(error, path) ?? toApiError(error, { method, path }, wording);
-    if (answer.status >= 500) logger.error({ err: error, path: req.path }, 'request failed');
+    // The storage's outages and full disks are told once each (storage-health.ts), not per request.
+    if (answer.status >= 500 && answer.status !== 503 && answer.status !== 507) logger.error({ err: error, path: req.path }, 'request failed');
     sendError(res, answer);
   });
 
@@ -243,6 +254,11 @@ function sendStream(res: Response, reply: StreamReply, logger: Logger): void {
     return;
   }
   void writeStreamedBody(res, body, (error) => logger.error({ err: error }, 'streaming a body failed'));
+}
+
+/** A problem as /readyz names it. */
+function describeProblem({ place, kind, reason, since }: HealthProblem) {
+  return { place, state: kind, reason, since: since.toISOString() };
 }
 
 /** Whether the store's database answers within the readiness timeout. */

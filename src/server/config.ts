@@ -4,7 +4,7 @@ import { PLATFORM_POLICY, type RateLimitPolicy } from '../rate-limit';
 import { parseDatabaseUrl, SECRETS_KEY_VARIABLE, SecretBox, type DatabaseUrl, type PostgresPoolOptions } from '../store';
 import { loadAuthFile } from './auth/auth-file';
 import { CredentialRegistry, everything, sha256 } from './auth/credentials';
-import { defaultHttpLimits, type HttpLimits } from './http/limits';
+import { connectionLimitsFrom, type ConnectionLimits } from '../http-connections';
 
 /** The seeded default user: the owner of the default token and key unless API_EMAIL says otherwise. */
 export const DEFAULT_USER_EMAIL = 'user@example.com';
@@ -18,7 +18,7 @@ export interface ServerConfig {
   seedFile: string | undefined;
   logLevel: string;
   validateResponses: boolean;
-  http: HttpLimits;
+  http: ConnectionLimits;
   credentials: CredentialRegistry;
   /**
    * S3 access keys temporary credentials may derive from (`S3_ACCESS_KEY_ID` +
@@ -64,31 +64,6 @@ function postgres(env: NodeJS.ProcessEnv): PostgresConfig | undefined {
     pool[option] = n;
   }
   return env.DATABASE_URL ? { url: parseDatabaseUrl(env.DATABASE_URL, 'DATABASE_URL'), pool } : undefined;
-}
-
-/** HTTP connection limits by environment variable; unset ones keep their defaults. */
-const httpVariables = {
-  HTTP_HEADERS_TIMEOUT_MS: 'headersTimeoutMs',
-  HTTP_REQUEST_TIMEOUT_MS: 'requestTimeoutMs',
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: 'keepAliveTimeoutMs',
-  HTTP_MAX_CONNECTIONS: 'maxConnections',
-} as const satisfies Record<string, keyof HttpLimits>;
-
-function httpLimits(env: NodeJS.ProcessEnv): HttpLimits {
-  const limits = { ...defaultHttpLimits };
-  for (const [name, option] of Object.entries(httpVariables)) {
-    const value = env[name];
-    if (value === undefined || value === '') continue;
-    const n = Number(value);
-    if (!/^[0-9]+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${name} must be a positive whole number, not "${value}"`);
-    limits[option] = n;
-  }
-  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
-    throw new Error(
-      `HTTP_HEADERS_TIMEOUT_MS (${limits.headersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${limits.requestTimeoutMs}): the headers are part of the request`,
-    );
-  }
-  return limits;
 }
 
 /** RATE_LIMIT turns the platform's limit on; RATE_LIMIT_REQUESTS and RATE_LIMIT_WINDOW_SECONDS tune it. */
@@ -154,7 +129,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     seedFile: env.SEED_FILE ? path.resolve(env.SEED_FILE) : undefined,
     logLevel,
     validateResponses: flag(env.VALIDATE_RESPONSES, 'VALIDATE_RESPONSES', false),
-    http: httpLimits(env),
+    http: connectionLimitsFrom(env),
     credentials,
     s3AccessKeys,
     generatedToken,

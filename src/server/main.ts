@@ -4,9 +4,10 @@
 import { createServer, type Server } from 'node:http';
 import pino from 'pino';
 import { readRulesFile } from '../faults';
+import { logHealthChanges } from '../storage-health';
 import { createApp } from './app';
 import { loadConfig } from './config';
-import { httpServerOptionsFor } from './http/limits';
+import { connectionServerOptions, limitConnections } from '../http-connections';
 import { basePath } from './http/openapi-document';
 import { openServerBuckets, openServerStore } from './open-state';
 
@@ -22,6 +23,7 @@ async function main(): Promise<void> {
       process.exit(code);
     }
   };
+  logHealthChanges(logger);
   // Read before the store opens: a bad rules file stops the start with nothing opened.
   const faultRules = config.faultsFile ? { list: readRulesFile(config.faultsFile).api ?? [], source: `faults file ${config.faultsFile}` } : undefined;
   if (config.stateFile) {
@@ -47,8 +49,8 @@ async function main(): Promise<void> {
   });
   await ready;
   const server: Server = await new Promise((resolve, reject) => {
-    const listening = createServer(httpServerOptionsFor(config.http), app).listen(config.port, config.host, () => resolve(listening));
-    listening.maxConnections = config.http.maxConnections;
+    const listening = createServer(connectionServerOptions(config.http), app).listen(config.port, config.host, () => resolve(listening));
+    limitConnections(listening, config.http.maxConnections);
     listening.once('error', reject);
   });
   const address = server.address();

@@ -12,12 +12,14 @@ import {
   RuleLimitError,
   StoreBusyError,
   StoreError,
+  StoreFullError,
+  StoreUnavailableError,
   VersionMismatchError,
   WorkerRouteExistsError,
   WorkersSubdomainTakenError,
   WorkerVersionNotDeployedError,
 } from '../store';
-import { ApiError, Codes, badRequest, notFound } from './http/errors';
+import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
 import { tooManyRules } from './rules/check-rules';
 import { previousWafGone } from './waf/previous-waf';
 import { WorkerCodes } from './workers/upload';
@@ -69,7 +71,10 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   // A rule added meanwhile filled the ruleset: as the check would have said, had it come first.
   if (error instanceof RuleLimitError) return new ApiError(400, [tooManyRules(error.phase, error.count)]);
   if (error instanceof VersionMismatchError || error instanceof ConcurrentWriteError || error instanceof RuleChangedError || error instanceof StoreBusyError) {
-    return ApiError.of(503, Codes.internal, 'the service is busy with concurrent writes; retry the request');
+    return serviceUnavailable('it is busy with concurrent writes');
   }
+  // The database's own location and the driver's words stay in the log: the client learns what it can act on.
+  if (error instanceof StoreUnavailableError) return serviceUnavailable('its database cannot be reached');
+  if (error instanceof StoreFullError) return insufficientStorage('the database has no space left on its disk');
   return undefined;
 }

@@ -164,6 +164,34 @@ export class StoreBusyError extends StoreError {
   readonly code = 'store_busy';
 }
 
+/**
+ * The database could not be reached (PostgreSQL restarting or stopped, the network gone; SQLite's
+ * file failing to read or write): nothing was done, and the same request may succeed in a moment.
+ */
+export class StoreUnavailableError extends StoreError {
+  readonly code = 'store_unavailable';
+  constructor(
+    /** The database, without secrets. */
+    readonly location: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`database ${location} is unavailable: ${reason}`, options);
+  }
+}
+
+/** The database had no room for a write (its disk full): nothing was written. Reads go on. */
+export class StoreFullError extends StoreError {
+  readonly code = 'store_full';
+  constructor(
+    readonly location: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`database ${location} has no room for the write: ${reason}`, options);
+  }
+}
+
 /** The database was written by a newer version of this code; opening it could corrupt it. */
 export class SchemaTooNewError extends StoreError {
   readonly code = 'schema_too_new';

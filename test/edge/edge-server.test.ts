@@ -196,12 +196,16 @@ describe('the edge', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(Date.now() - started).toBeLessThan(3000);
 
-    // Four connections are the most this edge holds: a fifth is closed at once, while the four
-    // stay open (until their own headers timeout).
-    const held = await Promise.all(Array.from({ length: 4 }, () => new Promise<net.Socket>((resolve) => { const socket = net.connect(edge.port, '127.0.0.1', () => resolve(socket)); })));
-    const refused = net.connect(edge.port, '127.0.0.1');
-    await new Promise((resolve) => refused.on('close', resolve));
-    expect(held.map((socket) => socket.readyState)).toEqual(['open', 'open', 'open', 'open']);
-    for (const socket of held) socket.destroy();
+    // Four connections are the most this edge holds: a fifth takes the place of the oldest one
+    // without a request under way, which is closed, while the other three stay open (until their
+    // own headers timeout).
+    const held: net.Socket[] = [];
+    for (let i = 0; i < 4; i++) held.push(await new Promise<net.Socket>((resolve) => { const socket = net.connect(edge.port, '127.0.0.1', () => resolve(socket)); }));
+    const oldestClosed = new Promise((resolve) => held[0]!.on('close', resolve));
+    const fifth = net.connect(edge.port, '127.0.0.1');
+    await oldestClosed;
+    expect(held.slice(1).map((socket) => socket.readyState)).toEqual(['open', 'open', 'open']);
+    expect(fifth.destroyed).toBe(false);
+    for (const socket of [...held, fifth]) socket.destroy();
   });
 });

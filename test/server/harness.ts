@@ -78,6 +78,8 @@ export interface StartOptions {
   rateLimit?: RateLimitPolicy;
   /** Where the server logs (silent by default, or at TEST_SERVER_LOG's level). */
   logger?: Logger;
+  /** How long a write waits for another process's lock on the store (default 5 000 ms). */
+  busyTimeoutMs?: number;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -86,6 +88,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     dataDir,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.seed ? { seed: options.seed } : {}),
+    ...(options.busyTimeoutMs !== undefined ? { busyTimeoutMs: options.busyTimeoutMs } : {}),
   });
   const credentials = new CredentialRegistry();
   credentials.addToken(sha256(token), { name: 'test', email: userEmail, scope: everything });

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openSqliteStore, SQLITE_FILE_NAME, StoreBusyError, type SqliteStoreOptions, type Store } from '../../src/store';
+import { openSqliteStore, SQLITE_FILE_NAME, StoreBusyError, StoreFullError, StoreUnavailableError, type SqliteStoreOptions, type Store } from '../../src/store';
+import { sqliteTraits } from '../../src/store/sqlite/traits';
 import { fixtureId, ZONE_IDS } from './contract/fixtures';
 
 describe('SQLite engine', () => {
@@ -85,5 +86,18 @@ describe('SQLite engine', () => {
     } finally {
       other.close();
     }
+  });
+
+  it('calls a failing file unavailable and a full disk full, and leaves other errors as they are', () => {
+    const traits = sqliteTraits(':memory:', 50);
+    const failing = traits.translate(new BetterSqlite3.SqliteError('disk I/O error', 'SQLITE_IOERR_WRITE'));
+    expect(failing).toBeInstanceOf(StoreUnavailableError);
+    expect((failing as Error).message).toBe('database :memory: is unavailable: disk I/O error (SQLITE_IOERR_WRITE)');
+    expect(traits.translate(new BetterSqlite3.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY'))).toBeInstanceOf(StoreUnavailableError);
+    const full = traits.translate(new BetterSqlite3.SqliteError('database or disk is full', 'SQLITE_FULL'));
+    expect(full).toBeInstanceOf(StoreFullError);
+    expect((full as Error).message).toBe('database :memory: has no room for the write: no space left on the device (SQLITE_FULL)');
+    const corrupt = new BetterSqlite3.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT');
+    expect(traits.translate(corrupt)).toBe(corrupt);
   });
 });

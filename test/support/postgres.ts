@@ -25,6 +25,14 @@ export interface PostgresCluster {
   dropDatabase(url: string): Promise<void>;
   /** Runs one statement as the superuser in the database of `url`. */
   query<Row extends pg.QueryResultRow>(url: string, text: string, values?: unknown[]): Promise<Row[]>;
+  /**
+   * Stops the server as `pg_ctl stop -m <mode>` does (`fast`: sessions are ended and it shuts down
+   * cleanly; `immediate`: it quits at once, as a crash, and recovers at the next start), keeping
+   * its files and port.
+   */
+  stopServer(mode: 'fast' | 'immediate'): Promise<void>;
+  /** Starts a server stopped by `stopServer` again, on the same port, and waits until it takes connections. */
+  startServer(): Promise<void>;
   /** Stops the server at once and removes its files. */
   stop(): Promise<void>;
 }
@@ -58,11 +66,20 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
       // store has to give the same order as on SQLite anyway (ICU locales need version 15).
       ...(version >= 15 ? ['--locale-provider=icu', '--icu-locale=en-US'] : []),
     ]);
-    const port = await startServer(bin, owner, root, data, options.durable ?? false, options.settings ?? []);
-    return cluster(port, () => {
-      process.removeListener('exit', stopNow);
-      stopNow();
-    });
+    const settings = serverSettings(root, options.durable ?? false, options.settings ?? []);
+    const port = await startServer(bin, owner, root, data, settings);
+    const pgCtl = path.join(bin, 'pg_ctl');
+    return cluster(
+      port,
+      () => {
+        process.removeListener('exit', stopNow);
+        stopNow();
+      },
+      {
+        stop: (mode) => exec(owner, pgCtl, ['-D', data, '-m', mode, '-w', 'stop']),
+        start: () => exec(owner, pgCtl, ['-D', data, '-l', path.join(root, 'restarted.log'), '-w', '-t', '30', '-o', serverFlags(port, settings), 'start']),
+      },
+    );
   } catch (error) {
     process.removeListener('exit', stopNow);
     stopNow();
@@ -97,28 +114,25 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function startServer(
-  bin: string,
-  owner: Owner | undefined,
-  root: string,
-  data: string,
-  durable: boolean,
-  extra: string[],
-): Promise<number> {
-  const settings = [
+function serverSettings(root: string, durable: boolean, extra: string[]): string[] {
+  return [
     'listen_addresses=127.0.0.1',
     `unix_socket_directories=${root}`,
     'max_connections=200',
     ...(durable ? [] : ['fsync=off', 'full_page_writes=off', 'synchronous_commit=off']),
     ...extra,
   ];
+}
+
+const serverFlags = (port: number, settings: string[]) => [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(' ');
+
+async function startServer(bin: string, owner: Owner | undefined, root: string, data: string, settings: string[]): Promise<number> {
   for (let attempt = 1; ; attempt += 1) {
     // Another process may take the free port before the server binds it: try another.
     const port = await freePort();
-    const flags = [`-p ${port}`, ...settings.map((setting) => `-c ${setting}`)].join(' ');
     const log = path.join(root, `server-${attempt}.log`);
     try {
-      await exec(owner, path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', '-o', flags, 'start']);
+      await exec(owner, path.join(bin, 'pg_ctl'), ['-D', data, '-l', log, '-w', '-t', '30', '-o', serverFlags(port, settings), 'start']);
       return port;
     } catch (error) {
       if (attempt >= START_ATTEMPTS) {
@@ -129,7 +143,7 @@ async function startServer(
   }
 }
 
-function cluster(port: number, stop: () => void): PostgresCluster {
+function cluster(port: number, stop: () => void, server: { stop: (mode: 'fast' | 'immediate') => Promise<void>; start: () => Promise<void> }): PostgresCluster {
   let created = 0;
   const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
   const query = async <Row extends pg.QueryResultRow>(target: string, text: string, values: unknown[] = []) => {
@@ -155,6 +169,8 @@ function cluster(port: number, stop: () => void): PostgresCluster {
       const name = new URL(target).pathname.slice(1);
       await query(url('postgres'), `drop database if exists "${name}" with (force)`);
     },
+    stopServer: server.stop,
+    startServer: server.start,
     stop: async () => stop(),
   };
 }

@@ -11,7 +11,11 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { join } from 'node:path';
 import { type CorsRule, DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../settings';
+import { CATALOGUE_STORAGE_METHODS, classifyFailures } from '../engine';
 import { DiskEngine } from '../disk/engine';
+import { diskTrouble } from '../disk/trouble';
+import { StorageFullError } from '../shared';
+import { fileSystemHealth, RESERVE_FILE, type PlaceHealth } from '../../storage-health';
 import type { BucketRecord, BucketSettingsPatch, BucketStorageClass, CatalogueStorage } from './storage';
 
 const INFO_FILE = 'bucket.json';
@@ -50,6 +54,8 @@ export class DirectoryStorage implements CatalogueStorage {
   readonly #retired = new Set<DiskEngine>();
   /** Settings files read before, by path: re-read only when the file changed. */
   readonly #settings = new Map<string, { stamp: string; value: unknown }>();
+  /** The data directory's file system: while it is full, new buckets and settings wait for room. */
+  readonly #space: PlaceHealth;
 
   get location(): string {
     return this.#dataDir;
@@ -61,9 +67,13 @@ export class DirectoryStorage implements CatalogueStorage {
     const home = this.#root(homeAccount);
     fs.mkdirSync(home, { recursive: true });
     removeLeftovers(home);
+    this.#space = fileSystemHealth(dataDir);
+    // Room for deletes on a full disk (see storage-health.ts).
+    this.#space.keepReserve(join(dataDir, RESERVE_FILE));
   }
 
   async create(record: BucketRecord): Promise<boolean> {
+    this.#refuseWhenFull();
     const root = this.#root(record.account);
     fs.mkdirSync(root, { recursive: true });
     const info: StoredInfo = {
@@ -122,6 +132,7 @@ export class DirectoryStorage implements CatalogueStorage {
   }
 
   async update(account: string, name: string, patch: BucketSettingsPatch): Promise<boolean> {
+    this.#refuseWhenFull();
     const directory = this.#directory(account, name);
     if (!readInfo(directory)) return false;
     if (patch.storageClass !== undefined) replaceFile(directory, STORAGE_CLASS_FILE, JSON.stringify(patch.storageClass));
@@ -172,6 +183,10 @@ export class DirectoryStorage implements CatalogueStorage {
     await open.engine.close();
     fs.rmSync(removed, { recursive: true, force: true });
     return 'deleted';
+  }
+
+  #refuseWhenFull(): void {
+    if (this.#space.isFull) throw new StorageFullError(this.#dataDir, this.#space.fullReason!);
   }
 
   async close(): Promise<void> {
@@ -329,3 +344,5 @@ function removeLeftovers(root: string): void {
     if (abandoned) fs.rmSync(path, { recursive: true, force: true });
   }
 }
+
+classifyFailures(DirectoryStorage, CATALOGUE_STORAGE_METHODS, (storage, error) => diskTrouble(error, storage.location));

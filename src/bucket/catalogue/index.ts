@@ -13,7 +13,7 @@ export {
   type Where,
 } from './catalogue';
 export { DirectoryStorage } from './directory-storage';
-export { BucketStorageError, openBucketCatalogue, openCatalogueStorage, type OpenCatalogueOptions } from './open-catalogue';
+export { BucketStorageError, openBucketCatalogue, openCatalogueStorage, type DatabasePoolSettings, type OpenCatalogueOptions } from './open-catalogue';
 export type {
   BucketJurisdiction,
   BucketLocation,

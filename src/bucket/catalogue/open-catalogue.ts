@@ -26,7 +26,17 @@ export interface OpenCatalogueOptions {
   /** Options of every bucket opened (minimum part size, clock, compatibility). */
   defaults?: RuntimeOptions;
   /** The database's connection pool (with a database only). */
-  pool?: { maxConnections?: number; idleTimeoutMs?: number; connectionTimeoutMs?: number };
+  pool?: DatabasePoolSettings;
+}
+
+/**
+ * A bucket database's connection pool: most connections, how long an unused one stays, and the
+ * longest wait for one (for a busy pool to free one, or for a server restarting to take them again).
+ */
+export interface DatabasePoolSettings {
+  maxConnections?: number;
+  idleTimeoutMs?: number;
+  connectionTimeoutMs?: number;
 }
 
 /** The buckets' storage cannot be opened: a bad URL, a database out of reach or too new. */

@@ -30,8 +30,11 @@ import {
   type Statements,
   type UploadRow,
 } from './schema';
-import { StorageDeletedError, type ByteRange } from '../shared';
+import { ENGINE_METHODS, classifyFailures } from '../engine';
+import { StorageDeletedError, StorageFullError, type ByteRange } from '../shared';
 import { openDiskSnapshot } from './snapshot';
+import { fileSystemHealth, healthOf, type PlaceHealth } from '../../storage-health';
+import { diskTrouble } from './trouble';
 import { WriteQueue, type WriteStep } from './write-queue';
 
 /**
@@ -103,6 +106,10 @@ export class DiskEngine implements StorageEngine {
   #closed = false;
   /** Deleted through this engine: once closed, it answers from an empty database (see `close`). */
   #deleted = false;
+  /** Takes back the probe that tells when the files read again after failing (see trouble.ts). */
+  readonly #stopProbing: () => void;
+  /** The file system the bucket is on: while it is full, writes are refused before they begin. */
+  readonly #space: PlaceHealth;
   /** The write batch whose transaction found the bucket not marked deleted (see `#refuseDeleted`). */
   #liveInBatch: object | undefined;
 
@@ -128,11 +135,21 @@ export class DiskEngine implements StorageEngine {
     this.#sql = prepareStatements(db);
     this.#writes = new WriteQueue(db);
     this.#blobs.collect(this.#referencedBlobs());
+    this.#space = fileSystemHealth(directory);
+    this.#stopProbing = healthOf(directory).addProbe(async () => {
+      this.#sql.anyObject.get();
+    });
+  }
+
+  /** The bucket's directory. */
+  get directory(): string {
+    return this.#directory;
   }
 
   /** Receives a write's bytes: in the database's row when small, else in a file. */
   async #stage(body: WriteBody): Promise<DiskBody> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     if (body instanceof Uint8Array) {
       // Copied: the caller may reuse its buffer once the put has resolved.
       if (body.byteLength <= SMALL_BODY_BYTES) return new DiskBody(body.byteLength, body.byteLength > 0 ? Buffer.from(body) : null, null);
@@ -242,6 +259,7 @@ export class DiskEngine implements StorageEngine {
 
   async createUpload(upload: UploadRecord): Promise<void> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     await this.#writes.run(() => {
       this.#refuseDeleted();
       this.#sql.insertUpload.run({
@@ -293,6 +311,7 @@ export class DiskEngine implements StorageEngine {
 
   async completeUpload(uploadId: string, key: string, assemble: Assemble): Promise<ObjectRecord | null> {
     this.#checkOpen();
+    this.#refuseWhenFull();
     return this.#writes.run((step) => {
       this.#refuseDeleted(step);
       const keyBytes = utf8(key);
@@ -393,6 +412,7 @@ export class DiskEngine implements StorageEngine {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#stopProbing();
     await this.#writes.drained();
     this.#db.close();
     this.#blobs.close();
@@ -486,6 +506,14 @@ export class DiskEngine implements StorageEngine {
     return error;
   }
 
+  /**
+   * On a full file system a write would fail, or take the room its deletes need (see
+   * storage-health.ts): refused before a byte is received. Deletes and aborts go on.
+   */
+  #refuseWhenFull(): void {
+    if (this.#space.isFull) throw new StorageFullError(this.#directory, this.#space.fullReason!);
+  }
+
   #checkOpen(): void {
     if (this.#closed && !this.#deleted) throw new Error('The bucket storage is closed.');
   }
@@ -505,3 +533,5 @@ function toUpload(row: UploadRow): UploadRecord {
   };
 }
 
+// A full file system or failing files, met by any call, come out as the runtime's storage errors.
+classifyFailures(DiskEngine, ENGINE_METHODS, (engine, error) => diskTrouble(error, engine.directory));

@@ -6,3 +6,4 @@ export * from './engine';
 export * from './memory-engine';
 export * from './object-columns';
 export * from './sorted-keys';
+export * from './classified';

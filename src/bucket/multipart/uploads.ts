@@ -24,6 +24,7 @@ import {
   ChecksumRuleError,
   noSuchUpload,
   storing,
+  storingEach,
   unknownUpload,
   newUploadId,
   newVersion,
@@ -286,3 +287,13 @@ class UploadHandle implements MultipartUpload {
     return this.#uploads.complete(this.key, this.uploadId, uploadedParts);
   }
 }
+
+storingEach(UploadOperations, {
+  create: 'createMultipartUpload',
+  uploadPart: 'uploadPart',
+  complete: 'completeMultipartUpload',
+  completeWith: 'completeMultipartUpload',
+  abort: 'abortMultipartUpload',
+  inProgress: 'listMultipartUploads',
+  parts: 'listParts',
+});

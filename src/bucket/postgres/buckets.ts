@@ -1,6 +1,7 @@
 import type { Duplex } from 'node:stream';
 import type pg from 'pg';
 import { parseDatabaseUrl } from '../../database-url';
+import { rideOutOutages } from '../../postgres-outages';
 import type { StorageEngine } from '../engine';
 import { BucketDatabase } from './database';
 import { PostgresEngine } from './engine';
@@ -114,6 +115,9 @@ export async function openPostgresBuckets(options: PostgresBucketsOptions): Prom
     if (owned) await pool.end();
     throw error;
   }
+  // Once open (a database out of reach at opening fails the opening at once, above); a pool handed
+  // in is its owner's to configure.
+  if (owned) rideOutOutages(pool, location, settings.connectionTimeoutMs);
   const max = (pool as { options?: { max?: number } }).options?.max ?? settings.maxConnections;
   // Half the pool at most for bodies being received: the other half serves everything else.
   const db = new BucketDatabase(

@@ -6,9 +6,11 @@
 import { randomBytes } from 'node:crypto';
 import type { BucketRecord, BucketSettingsPatch, CatalogueStorage } from '../catalogue/storage';
 import { type CorsRule, DEFAULT_LIFECYCLE_RULES, type LifecycleRule } from '../settings';
+import { CATALOGUE_STORAGE_METHODS, classifyFailures } from '../engine';
 import type { StorageEngine } from '../engine';
 import type { PostgresBuckets } from './buckets';
 import { statement, type BucketDatabase } from './database';
+import { postgresTrouble } from './trouble';
 import { databaseOf } from './opened';
 
 const BUCKETS = 'bucket_storage.buckets';
@@ -156,3 +158,5 @@ export class PostgresCatalogueStorage implements CatalogueStorage {
 function toRecord(account: string, [name, createdAt, location, jurisdiction, storageClass]: RecordColumns): BucketRecord {
   return { account, name, createdAt: new Date(createdAt), location, jurisdiction, storageClass };
 }
+
+classifyFailures(PostgresCatalogueStorage, CATALOGUE_STORAGE_METHODS, (storage, error) => postgresTrouble(error, storage.location));

@@ -16,12 +16,14 @@ import {
   encryptionColumn,
 } from '../engine';
 import { StorageDeletedError, type ByteRange } from '../shared';
+import { ENGINE_METHODS, classifyFailures } from '../engine';
 import { ChunkReader, StagedChunks } from './chunks';
 import type { BucketDatabase, Target } from './database';
 import { SameTick } from './same-tick';
 import { toPart, toRecord, toUpload } from './rows';
 import { openPostgresSnapshot } from './snapshot';
 import * as sql from './statements';
+import { postgresTrouble } from './trouble';
 import type { BodyColumns, ObjectColumns, PartColumns, UploadColumns } from './statements';
 
 /**
@@ -82,6 +84,11 @@ export class PostgresEngine implements StorageEngine {
   ) {
     this.#newObjects = new SameTick((inputs) => this.#insertMany(inputs), BATCH_MAX);
     this.#reads = new SameTick((keys) => this.#readMany(keys), BATCH_MAX);
+  }
+
+  /** The database URL without its password. */
+  get location(): string {
+    return this.db.location;
   }
 
   /** Receives a write's bytes: in memory for the object's row when small, else as chunks in the database. */
@@ -427,3 +434,6 @@ export class PostgresEngine implements StorageEngine {
 }
 
 async function* nothingMore(): AsyncGenerator<Uint8Array> {}
+
+// The server out of reach or its disk full, met by any call, come out as the runtime's storage errors.
+classifyFailures(PostgresEngine, ENGINE_METHODS, (engine, error) => postgresTrouble(error, engine.location));

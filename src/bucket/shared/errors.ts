@@ -45,13 +45,15 @@ export class BucketError extends Error {
     /** The platform's error code. */
     readonly code: number,
     text: string,
+    options?: ErrorOptions,
   ) {
-    super(`${action}: ${text} (${code})`);
+    super(`${action}: ${text} (${code})`, options);
   }
 }
 
 export const ErrorCode = {
   internal: 10001,
+  serviceUnavailable: 10043,
   noSuchBucket: 10006,
   entityTooSmall: 10011,
   metadataTooLarge: 10012,
@@ -80,17 +82,101 @@ export class StorageDeletedError extends Error {
   }
 }
 
+/**
+ * The engine's storage could not be reached (its database restarting or stopped, the network
+ * gone, a file failing to read or write), and the same call may succeed in a moment (a write
+ * whose commit the outage cut may have been stored: the binding cannot know). Engines classify
+ * their own failures into this (and `StorageFullError`); the runtime answers it as the binding's
+ * 10043, and front doors as a 503 to retry.
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+
+  constructor(
+    /** Where the storage is: a directory, a database URL without its password. */
+    readonly storage: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The bucket storage ${storage} is unavailable: ${reason}.`, options);
+  }
+}
+
+/**
+ * The engine's storage had no room for a write (its file system or its database's disk full):
+ * nothing was stored, and nothing half-written stays. Reads, lists and deletes go on, so that
+ * space can be freed. Front doors answer it as insufficient storage (S3's 507).
+ */
+export class StorageFullError extends Error {
+  override readonly name = 'StorageFullError';
+
+  constructor(
+    readonly storage: string,
+    readonly reason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`The bucket storage ${storage} is full: ${reason}.`, options);
+  }
+}
+
 /** The bucket was deleted while the call was on its way (see `StorageDeletedError`). */
 export const noSuchBucket = (action: BucketAction) =>
   new BucketError(action, ErrorCode.noSuchBucket, 'The specified bucket does not exist.');
 
-/** Runs a write of an engine: a storage deleted meanwhile is the binding's "no such bucket". */
+/**
+ * Runs work of an engine for the binding's `action`: a storage deleted meanwhile is the binding's
+ * "no such bucket"; a storage out of reach or full is the binding's error of that operation, its
+ * message saying which and what to do (the engine's error is its `cause`).
+ */
 export async function storing<T>(action: BucketAction, write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (error instanceof StorageDeletedError) throw noSuchBucket(action);
+    if (error instanceof StorageUnavailableError) {
+      throw new BucketError(
+        action,
+        ErrorCode.serviceUnavailable,
+        `The bucket's storage is temporarily unavailable (${error.reason}); retry in a moment.`,
+        { cause: error },
+      );
+    }
+    if (error instanceof StorageFullError) {
+      // The platform has no code of its own for this (its storage never fills): its internal error's.
+      throw new BucketError(
+        action,
+        ErrorCode.internal,
+        `There is no room left in the bucket's storage (${error.reason}); nothing was stored. Delete objects or free space, then retry.`,
+        { cause: error },
+      );
+    }
     throw error;
+  }
+}
+
+/**
+ * The storage error behind `error` (itself, or its cause, as the binding's error carries it): what
+ * front doors answer as 503 (out of reach) or 507 (full). Undefined for anything else.
+ */
+export function storageTroubleOf(error: unknown): StorageUnavailableError | StorageFullError | undefined {
+  for (let at: unknown = error, depth = 0; at instanceof Error && depth < 4; at = at.cause, depth++) {
+    if (at instanceof StorageUnavailableError || at instanceof StorageFullError) return at;
+  }
+  return undefined;
+}
+
+/**
+ * Makes each listed async method of `type` run as `storing` runs work, under the operation it
+ * names: every call of the binding then answers storage out of reach or full as its own error,
+ * whichever engine call inside it met that.
+ */
+export function storingEach<T extends object>(type: { prototype: T }, actions: Partial<Record<keyof T, BucketAction>>): void {
+  const prototype = type.prototype as Record<string, unknown>;
+  for (const [method, action] of Object.entries(actions) as [string, BucketAction][]) {
+    const run = prototype[method] as (...args: unknown[]) => Promise<unknown>;
+    prototype[method] = function (this: unknown, ...args: unknown[]) {
+      return storing(action, () => run.apply(this, args));
+    };
   }
 }
 

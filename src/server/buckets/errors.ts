@@ -2,8 +2,8 @@
  * The bucket family's failures as the API answers them: the catalogue's and the runtime's
  * codes, with the real service's statuses (10004 and 10008 are 409, 10006 and 10007 are 404).
  */
-import { BucketCatalogueError, BucketError, isConditionalHeaderRefusal } from '../../bucket';
-import { ApiError, Codes } from '../http/errors';
+import { BucketCatalogueError, BucketError, isConditionalHeaderRefusal, StorageFullError, storageTroubleOf } from '../../bucket';
+import { ApiError, Codes, insufficientStorage, serviceUnavailable } from '../http/errors';
 
 const CATALOGUE_STATUS: Record<number, number> = { 10004: 409, 10005: 400, 10006: 404, 10008: 409 };
 /**
@@ -16,6 +16,9 @@ export const BucketCodes = { noSuchKey: 10007, noCorsPolicy: 10059 } as const;
 
 /** The API's answer for a failure of the catalogue or the runtime; anything else as it is. */
 export function asApiError(error: unknown): unknown {
+  const trouble = storageTroubleOf(error);
+  if (trouble instanceof StorageFullError) return insufficientStorage(`the bucket storage is full: ${trouble.reason}`);
+  if (trouble) return serviceUnavailable(`the bucket storage cannot be reached (${trouble.reason})`);
   if (error instanceof BucketCatalogueError) {
     return ApiError.of(CATALOGUE_STATUS[error.code] ?? 500, error.code, error.message);
   }

@@ -67,7 +67,27 @@ export const Codes = {
   migrationFinished: 20305,
   migrationRequired: 20306,
   previousWafGone: 20307,
+  serviceUnavailable: 10503,
+  insufficientStorage: 10507,
 } as const;
+
+/** Seconds a client is asked to wait before trying again a request the storage could not serve. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * 503 with Retry-After: the storage could not serve the request now (its database restarting or
+ * busy), and the same request may succeed in a moment.
+ */
+export function serviceUnavailable(reason: string): ApiError {
+  return new ApiError(503, [{ code: Codes.serviceUnavailable, message: `The service is temporarily unavailable: ${reason}. Retry the request in a moment.` }], {
+    'Retry-After': String(RETRY_AFTER_SECONDS),
+  });
+}
+
+/** 507: the storage has no room for the write; nothing was written. Reads and deletes go on. */
+export function insufficientStorage(reason: string): ApiError {
+  return ApiError.of(507, Codes.insufficientStorage, `Insufficient storage: ${reason}. Nothing was written; delete data or free space, then retry.`);
+}
 
 /** 404 (10003) for a phase without an entry point ruleset, as the real service answers it. */
 export function noEntrypoint(phase: string): ApiError {

@@ -4,6 +4,7 @@ import { openKyselyStore, type StoreOptions } from '../open/kysely-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
 import { parseDatabaseUrl } from '../../database-url';
+import { rideOutOutages } from '../../postgres-outages';
 import { PortableTypesPlugin } from './portable-types';
 import { postgresTraits } from './traits';
 import { WriteLockingPostgresDialect } from './write-locking-dialect';
@@ -17,8 +18,9 @@ export interface PostgresPoolOptions {
   /** An unused connection is closed after this long (default 30 000 ms). */
   idleTimeoutMs?: number;
   /**
-   * How long to wait for a connection, whether opening a new one or waiting for a busy pool
-   * to free one, before failing (StoreBusyError for a busy pool). Default 5 000 ms.
+   * How long to wait for a connection, whether opening a new one, waiting for a busy pool to free
+   * one (then StoreBusyError) or for a server restarting to take connections again (then
+   * StoreUnavailableError). Default 5 000 ms.
    */
   connectionTimeoutMs?: number;
   /** How long a write waits for another writer before StoreBusyError (default 5 000 ms). */
@@ -78,6 +80,8 @@ export async function openPostgresStore(options: PostgresStoreOptions): Promise<
     await pool.end();
     throw new Error(`cannot connect to PostgreSQL at ${url.location}: ${(error as Error).message}`, { cause: error });
   }
+  // Once started (a database out of reach at start-up stops the start at once, above).
+  rideOutOutages(pool, url.location, limits.connectionTimeoutMs);
   const db = new Kysely<Database>({
     dialect: new WriteLockingPostgresDialect({ pool }),
     plugins: [new PortableTypesPlugin()],

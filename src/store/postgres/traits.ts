@@ -1,8 +1,10 @@
 import { sql } from 'kysely';
 import type pg from 'pg';
+import { isPostgresFull, isPostgresUnreachable, unreachableReason } from '../../postgres-outages';
+import { healthOf } from '../../storage-health';
 import { sequenceCounters } from '../engine/counters';
 import type { EngineTraits } from '../engine/traits';
-import { InvalidInputError, StoreBusyError } from '../errors';
+import { InvalidInputError, StoreBusyError, StoreFullError, StoreUnavailableError } from '../errors';
 
 /** SQLSTATE codes the store gives a meaning to. */
 const UNIQUE_VIOLATION = '23505';
@@ -44,6 +46,12 @@ export function postgresTraits(location: string, limits: PostgresLimits, databas
         case UNTRANSLATABLE_CHARACTER:
           // PostgreSQL text cannot hold U+0000; SQLite can, so this is the one input only one engine refuses.
           return new InvalidInputError('text cannot contain the NUL character (U+0000)', { cause: error });
+      }
+      if (isPostgresUnreachable(error)) return new StoreUnavailableError(location, unreachableReason(error), { cause: error });
+      if (isPostgresFull(error)) {
+        const reason = 'the database server has no space left on its disk';
+        healthOf(location).full(reason);
+        return new StoreFullError(location, reason, { cause: error });
       }
       if (error instanceof Error && error.message === POOL_EXHAUSTED_MESSAGE) {
         return new StoreBusyError(

@@ -1,7 +1,8 @@
 import { mkdirSync, realpathSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
+import { fileSystemHealth, healthOf, RESERVE_FILE } from '../../storage-health';
 import { DEFAULT_SEED_FILE, openKyselyStore, type StoreOptions } from '../open/kysely-store';
 import type { Database } from '../schema/tables';
 import type { Store } from '../store';
@@ -56,7 +57,21 @@ export async function openSqliteStore(options: SqliteStoreOptions): Promise<Stor
   const dataDir = options.dataDir;
   let box: SecretBox | undefined;
   const defaultSecrets = dataDir === undefined ? undefined : () => (box ??= loadSecretBox({ dataDir }));
-  return openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options, defaultSecrets);
+  const store = await openKyselyStore(db, sqliteTraits(filename, busyTimeoutMs), options, defaultSecrets);
+  if (path === null) return store;
+  // Room for deletes on a full disk (see storage-health.ts).
+  fileSystemHealth(dirname(path)).keepReserve(join(dirname(path), RESERVE_FILE));
+  // After a read or write failed on the file (an I/O error): found again once it reads.
+  const stopProbing = healthOf(filename).addProbe(async () => {
+    database.prepare('select count(*) from sqlite_master').get();
+  });
+  return {
+    ...store,
+    close: async () => {
+      stopProbing();
+      await store.close();
+    },
+  };
 }
 
 function resolveFilename(options: SqliteLocation): string {

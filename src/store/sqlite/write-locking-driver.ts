@@ -35,4 +35,19 @@ export class WriteLockingSqliteDriver extends SqliteDriver {
     const begin = settings?.accessMode === 'read only' ? 'begin deferred' : 'begin immediate';
     await connection.executeQuery(CompiledQuery.raw(begin));
   }
+
+  /**
+   * SQLite rolls a transaction back by itself when a statement fails for lack of room or an I/O
+   * error; the rollback asked for then finds none, and its error would hide the one that matters.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if ((error as Error).message !== NO_TRANSACTION) throw error;
+    }
+  }
 }
+
+/** SQLite's refusal of a rollback outside any transaction. */
+const NO_TRANSACTION = 'cannot rollback - no transaction is active';

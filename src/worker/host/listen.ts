@@ -1,5 +1,6 @@
 import type { OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { connectionServerOptions, limitConnections, type ConnectionLimits } from '../../http-connections';
 import { WorkerStartError } from './worker-start-error';
 
 export interface Listening {
@@ -17,6 +18,7 @@ export async function listen(
   handler: (request: Request) => Promise<Response>,
   port: number,
   hostname: string,
+  connections: ConnectionLimits,
 ): Promise<Listening> {
   // Loaded when a worker first listens: the adapter reads the fetch globals (Headers, Request,
   // Response) as it loads, which loads Node's whole fetch implementation, ~30 ms of every start
@@ -31,7 +33,9 @@ export async function listen(
       return response;
     },
     overrideGlobalObjects: false,
+    serverOptions: connectionServerOptions(connections),
   }) as Server;
+  limitConnections(server, connections.maxConnections);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) =>
       reject(

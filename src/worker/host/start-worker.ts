@@ -1,4 +1,5 @@
-import { openBucketCatalogue } from '../../bucket';
+import { openBucketCatalogue, type DatabasePoolSettings } from '../../bucket';
+import { defaultConnectionLimits, type ConnectionLimits } from '../../http-connections';
 import { loadWorkerConfig, requireExistingBuckets, resolveSecrets, type WorkerConfig } from '../config';
 import { buildEnvironment } from './environment';
 import { listen } from './listen';
@@ -13,6 +14,10 @@ export interface WorkerHostOptions {
   dataDir?: string;
   /** A PostgreSQL URL: the buckets are that database's instead (see `openBucketCatalogue`). */
   databaseUrl?: string | undefined;
+  /** The database's connection pool (with `databaseUrl` only). */
+  databasePool?: DatabasePoolSettings;
+  /** Timeouts and the connection limit of the port (the HTTP_* variables); their defaults when absent. */
+  connections?: ConnectionLimits;
   /** 8787 by default; 0 picks a free port. */
   port?: number;
   /** 127.0.0.1 by default. */
@@ -49,7 +54,7 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
   const report = options.report ?? ((line: string) => process.stderr.write(`${line}\n`));
   const config = loadWorkerConfig(options.configFile);
   const secrets = resolveSecrets(config, options.environment ?? process.env);
-  const catalogue = await openBucketCatalogue({ dataDir, databaseUrl: options.databaseUrl });
+  const catalogue = await openBucketCatalogue({ dataDir, databaseUrl: options.databaseUrl, ...(options.databasePool ? { pool: options.databasePool } : {}) });
   try {
     // Bucket names are per account: the configuration's `account_id` says whose (the data
     // directory's home account when absent).
@@ -60,7 +65,7 @@ export async function startWorker(options: WorkerHostOptions): Promise<RunningWo
     installPlatformGlobals();
     const worker = await importWorker(config.main);
     const pending = new PendingWork((error) => report(`ctx.waitUntil work failed: ${describeError(error)}`));
-    const server = await listen(fetchHandler(worker, env, pending, report), port, hostname);
+    const server = await listen(fetchHandler(worker, env, pending, report), port, hostname, options.connections ?? defaultConnectionLimits);
     return {
       config,
       url: server.url,
