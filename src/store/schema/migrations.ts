@@ -46,15 +46,25 @@ export async function migrateToLatest(db: Kysely<unknown>, location: string): Pr
 /** The migrations the database has run; none when it has no record of them (a new database). */
 async function executedMigrations(db: Kysely<unknown>): Promise<string[]> {
   try {
-    const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
-    return rows.map((row) => row.name);
+    return await recordedMigrations(db);
   } catch (error) {
     // Read first and looked for only when that fails: introspecting every table is the slower way,
     // and engines name a missing table each in their own words.
     const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-    if (tables.some((table) => table.name === MIGRATION_TABLE)) throw error;
-    return [];
+    if (!tables.some((table) => table.name === MIGRATION_TABLE)) return [];
+    // Another instance starting on the same new database made the table since the first read:
+    // read it again (a second failure is a real one).
+    try {
+      return await recordedMigrations(db);
+    } catch {
+      throw error;
+    }
   }
+}
+
+async function recordedMigrations(db: Kysely<unknown>): Promise<string[]> {
+  const { rows } = await sql<{ name: string }>`select name from ${sql.table(MIGRATION_TABLE)}`.execute(db);
+  return rows.map((row) => row.name);
 }
 
 /** The names of all migrations this code knows, oldest first (tests use it to fake a newer schema). */
