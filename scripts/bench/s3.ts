@@ -24,6 +24,7 @@ import { BucketCatalogue, type OpenBucket } from '../../src/bucket';
 import { memoryField, resetPeakMemory } from '../../test/support/process-memory';
 import { benchWire } from './s3-wire';
 import { pool, rawFilePairs, round, seconds } from './support/measure';
+import { readyLine } from './support/ready-line';
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
@@ -48,15 +49,7 @@ async function startEndpoint(dataDir: string) {
     env: { ...process.env, S3_ACCESS_KEY_ID: KEY_ID, S3_SECRET_ACCESS_KEY: SECRET },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let output = '';
-  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-      output += text;
-      const match = /^Ready on (http:\/\/\S+) \(pid (\d+)\)$/m.exec(output);
-      if (match) resolve(match);
-    });
-    child.on('exit', (code) => reject(new Error(`the endpoint ended (exit ${code}) before it was ready:\n${output}`)));
-  });
+  const { match: ready } = await readyLine(child, 'the endpoint');
   return {
     url: ready[1]!,
     pid: Number(ready[2]),

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { memoryField, resetPeakMemory } from '../../test/support/process-memory';
 import { root } from '../tools';
 import { round } from './support/measure';
+import { readyLine } from './support/ready-line';
 
 const SLOW_CONNECTIONS = 2_000;
 const MEASURE_SECONDS = 4;
@@ -45,15 +46,7 @@ async function startPlatform(cwd: string): Promise<Platform> {
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', API_TOKEN: TOKEN, LOG_LEVEL: 'warn', ...KEYS },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let output = '';
-  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-      output += text;
-      const match = /^Ready on (http:\/\/\S+) \(pid (\d+)\)$/m.exec(output);
-      if (match) resolve(match);
-    });
-    child.on('exit', (code) => reject(new Error(`the platform ended (exit ${code}) before it was ready:\n${output}`)));
-  });
+  const { match: ready, output } = await readyLine(child, 'the platform');
   const urls = Object.fromEntries([...output.matchAll(/^ {2}(api|s3|edge|worker:\S+) +(http:\/\/\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
   return { child, pid: Number(ready[2]), urls };
 }

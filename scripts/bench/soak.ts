@@ -41,6 +41,7 @@ import { startPostgres, type PostgresCluster } from '../../test/support/postgres
 import { memoryField } from '../../test/support/process-memory';
 import { root } from '../tools';
 import { svgPlot } from './support/svg-plot';
+import { readyLine } from './support/ready-line';
 
 const SAMPLE_MS = 10_000;
 const TOKEN = 'soak-token-0123456789abcdefghijklmnopqrst';
@@ -97,15 +98,7 @@ async function startPlatform(cwd: string, env: Record<string, string>): Promise<
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', API_TOKEN: TOKEN, LOG_LEVEL: 'warn', ...KEYS, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  let output = '';
-  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-    child.stdout!.setEncoding('utf8').on('data', (text: string) => {
-      output += text;
-      const match = /^Ready on (http:\/\/\S+) \(pid (\d+)\)$/m.exec(output);
-      if (match) resolve(match);
-    });
-    child.on('exit', (code) => reject(new Error(`the platform ended (exit ${code}) before it was ready:\n${output}`)));
-  });
+  const { match: ready, output } = await readyLine(child, 'the platform');
   const urls = Object.fromEntries([...output.matchAll(/^ {2}(api|s3|worker:\S+) +(http:\/\/\S+)$/gm)].map((m) => [m[1]!, m[2]!]));
   return { child, pid: Number(ready[2]), urls };
 }
