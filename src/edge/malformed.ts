@@ -8,6 +8,19 @@ import type { Socket } from 'node:net';
 import { type EdgePageName, pageHtml, pageStatus } from '../edge-pages';
 import { cfRay, newRayId } from './ray';
 
+/** How long a client has to read the answer once it is sent; then the connection is cut whether it closed its side or not. */
+const LINGER_MS = 1_000;
+
+/**
+ * Sends the answer and closes the connection: the client gets a moment to read it, then the
+ * socket is destroyed even if the client never closes its side (the server keeps connections
+ * half-open, so a stalled client would otherwise hold its descriptor).
+ */
+function answerAndClose(socket: Socket, answer: string | Buffer): void {
+  socket.end(answer);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
 const REASONS: Record<number, string> = { 400: 'Bad Request', 408: 'Request Timeout', 414: 'URI Too Long', 431: 'Request Header Fields Too Large' };
 
 export function answerMalformed(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
@@ -17,7 +30,7 @@ export function answerMalformed(error: NodeJS.ErrnoException & { rawPacket?: Buf
   }
   const ray = cfRay(newRayId());
   if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
-    socket.end(`HTTP/1.1 408 ${REASONS[408]}\r\nConnection: close\r\nContent-Length: 0\r\ncf-ray: ${ray}\r\n\r\n`);
+    answerAndClose(socket, `HTTP/1.1 408 ${REASONS[408]}\r\nConnection: close\r\nContent-Length: 0\r\ncf-ray: ${ray}\r\n\r\n`);
     return;
   }
   let page: EdgePageName = 'badRequest';
@@ -27,7 +40,8 @@ export function answerMalformed(error: NodeJS.ErrnoException & { rawPacket?: Buf
   }
   const status = pageStatus(page);
   const body = Buffer.from(pageHtml(page, { host: '', rayId: ray, at: Date.now() }));
-  socket.end(
+  answerAndClose(
+    socket,
     Buffer.concat([
       Buffer.from(
         `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: text/html; charset=UTF-8\r\nContent-Length: ${body.length}\r\n` +

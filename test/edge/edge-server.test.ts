@@ -196,6 +196,25 @@ describe('the edge', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(Date.now() - started).toBeLessThan(3000);
 
+    // A client that keeps its side open after the 408 (and never reads again) does not keep the
+    // connection: the edge cuts it a second later, and what the client writes then is refused.
+    const stalled = net.connect({ port: edge.port, host: '127.0.0.1', allowHalfOpen: true });
+    stalled.write('GET / HTTP/1.1\r\nHost: hello.team.workers.dev\r\n');
+    let stalledAnswer = '';
+    stalled.setEncoding('latin1').on('data', (chunk: string) => (stalledAnswer += chunk));
+    await new Promise((resolve) => stalled.once('end', resolve));
+    expect(stalledAnswer).toMatch(/^HTTP\/1\.1 408 /);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const afterwards = await new Promise<string>((resolve) => {
+      stalled.once('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? 'error'));
+      stalled.once('close', () => resolve('closed'));
+      stalled.write('X-Late: 1\r\n');
+      setTimeout(() => stalled.writable && stalled.write('X-Later: 2\r\n'), 100);
+      setTimeout(() => resolve('still open'), 1_000);
+    });
+    stalled.destroy();
+    expect(['ECONNRESET', 'EPIPE', 'closed']).toContain(afterwards);
+
     // Four connections are the most this edge holds: a fifth takes the place of the oldest one
     // without a request under way, which is closed, while the other three stay open (until their
     // own headers timeout).
