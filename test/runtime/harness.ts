@@ -22,8 +22,8 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { cpuMs?: number; waitUntilMs?: number } = {}): Promise<Harness> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'runtime-test-'));
+export async function startHarness(options: { cpuMs?: number; waitUntilMs?: number; parentDir?: string } = {}): Promise<Harness> {
+  const dataDir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'runtime-test-'));
   const catalogue = new BucketCatalogue(dataDir);
   const logs: Harness['logs'] = [];
   const reports: string[] = [];

@@ -19,7 +19,7 @@ export class BindingRefusal extends Error {
 
 const INTERNAL = 'We encountered an internal error. Please try again.';
 
-const STATUS_OF: Record<number, number> = { 10001: 500, 10006: 404, 10007: 404, 10031: 412, 10039: 416, 10048: 500 };
+const STATUS_OF: Record<number, number> = { 10001: 500, 10006: 404, 10007: 404, 10031: 412, 10039: 416, 10043: 503, 10048: 500 };
 
 /** The wire error for a failure, or undefined for one that is not the binding's to tell (then: internal). */
 export function wireError(error: unknown): WireError | undefined {
