@@ -88,6 +88,7 @@ export {
   StorageDeletedError,
   StorageFullError,
   StorageUnavailableError,
+  storageTroubleAnswer,
   storageTroubleOf,
   type BucketAction,
   type CustomerKeyReason,

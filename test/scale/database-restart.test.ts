@@ -4,7 +4,8 @@
 // envelope, S3's SlowDown, the binding's 10043) and /readyz names the database; the log says
 // once that the database was lost and once that it is back, with no stack per request.
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
-import Cloudflare from 'cloudflare';
+import Cloudflare, { toFile } from 'cloudflare';
+import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openBucketCatalogue } from '../../src/bucket';
@@ -15,6 +16,9 @@ import { ZONE_IDS } from '../store/contract/fixtures';
 const TOKEN = 'restart-test-token';
 const KEYS = { S3_ACCESS_KEY_ID: 'restartkey', S3_SECRET_ACCESS_KEY: 'restart-secret' };
 const BUCKET = 'through-restarts';
+const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
+/** The same worker deployed through the API: it runs in workerd, its bucket through the platform's bucket service. */
+const DEPLOYED_HOST = 'files-deployed.restarts.workers.dev';
 
 /** A worker that answers what its binding threw, so the test reads the binding's error. */
 const WORKER = `export default {
@@ -161,11 +165,37 @@ describe('PostgreSQL restarted under load', () => {
   });
 });
 
+/** A PUT through the edge port with a Host of our choosing. */
+function edgePut(platform: Platform, host: string, path: string, body: string): Promise<{ status: number; text: string }> {
+  const url = new URL(platform.urls.edge!);
+  return new Promise((resolve, reject) => {
+    const request = http.request({ host: url.hostname, port: url.port, path, method: 'PUT', headers: { host }, agent: false }, (response) => {
+      let text = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode!, text }));
+    });
+    request.on('error', reject).end(body);
+  });
+}
+
 describe('PostgreSQL down for longer than the platform waits', () => {
   let platform: Platform;
   beforeAll(async () => {
     platform = await platformOnDatabase({ DATABASE_CONNECT_TIMEOUT_MS: '500' });
-  });
+    const { cf } = clients(platform);
+    await cf.workers.subdomains.update({ account_id: ACCOUNT, subdomain: 'restarts' });
+    await cf.workers.scripts.update('files-deployed', {
+      account_id: ACCOUNT,
+      metadata: { main_module: 'index.js', compatibility_date: '2026-07-01', bindings: [{ type: 'r2_bucket', name: 'FILES', bucket_name: BUCKET }] },
+      files: [await toFile(Buffer.from(WORKER), 'index.js', { type: 'application/javascript+module' })],
+    });
+    await cf.workers.scripts.subdomain.create('files-deployed', { account_id: ACCOUNT, enabled: true });
+    const started = Date.now();
+    while ((await edgePut(platform, DEPLOYED_HOST, '/before', 'x')).status !== 201) {
+      if (Date.now() - started > 10_000) throw new Error('the deployed worker did not serve within 10 s');
+      await sleep(50);
+    }
+  }, 60_000);
   afterAll(async () => {
     await platform?.stop();
     await cluster.startServer().catch(() => undefined);
@@ -204,6 +234,10 @@ describe('PostgreSQL down for longer than the platform waits', () => {
       const binding = await fetch(`${platform.urls['worker:files']}/during`, { method: 'PUT', body: 'x' });
       expect(binding.status).toBe(503);
       expect(await binding.text()).toMatch(/^put: The bucket's storage is temporarily unavailable \(.+\); retry in a moment\. \(10043\)$/);
+      // The same from a worker deployed through the API, in workerd, reached through the edge.
+      const deployedBinding = await edgePut(platform, DEPLOYED_HOST, '/during', 'x');
+      expect(deployedBinding.status).toBe(503);
+      expect(deployedBinding.text).toMatch(/^put: The bucket's storage is temporarily unavailable \(.+\); retry in a moment\. \(10043\)$/);
 
       const ready = await fetch(`${new URL(platform.urls.api!).origin}/readyz`);
       expect(ready.status).toBe(503);

@@ -119,6 +119,22 @@ export class StorageFullError extends Error {
   }
 }
 
+/**
+ * The binding's answer to storage out of reach (10043, retry) or full (the internal error's code:
+ * the platform's storage never fills, so it has none of its own for this), its message saying
+ * which and what to do; undefined for any other error. Also for callers outside a binding call
+ * (a bucket opened for one), which answer with the same code and words.
+ */
+export function storageTroubleAnswer(error: unknown): { code: number; message: string } | undefined {
+  if (error instanceof StorageUnavailableError) {
+    return { code: ErrorCode.serviceUnavailable, message: `The bucket's storage is temporarily unavailable (${error.reason}); retry in a moment.` };
+  }
+  if (error instanceof StorageFullError) {
+    return { code: ErrorCode.internal, message: `There is no room left in the bucket's storage (${error.reason}); nothing was stored. Delete objects or free space, then retry.` };
+  }
+  return undefined;
+}
+
 /** The bucket was deleted while the call was on its way (see `StorageDeletedError`). */
 export const noSuchBucket = (action: BucketAction) =>
   new BucketError(action, ErrorCode.noSuchBucket, 'The specified bucket does not exist.');
@@ -133,23 +149,8 @@ export async function storing<T>(action: BucketAction, write: () => Promise<T>):
     return await write();
   } catch (error) {
     if (error instanceof StorageDeletedError) throw noSuchBucket(action);
-    if (error instanceof StorageUnavailableError) {
-      throw new BucketError(
-        action,
-        ErrorCode.serviceUnavailable,
-        `The bucket's storage is temporarily unavailable (${error.reason}); retry in a moment.`,
-        { cause: error },
-      );
-    }
-    if (error instanceof StorageFullError) {
-      // The platform has no code of its own for this (its storage never fills): its internal error's.
-      throw new BucketError(
-        action,
-        ErrorCode.internal,
-        `There is no room left in the bucket's storage (${error.reason}); nothing was stored. Delete objects or free space, then retry.`,
-        { cause: error },
-      );
-    }
+    const trouble = storageTroubleAnswer(error);
+    if (trouble) throw new BucketError(action, trouble.code, trouble.message, { cause: error });
     throw error;
   }
 }

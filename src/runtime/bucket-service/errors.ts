@@ -1,5 +1,5 @@
 /** The bucket library's failures as the binding's wire errors (workerd then throws `<operation>: <message> (<code>)`). */
-import { BucketCatalogueError, BucketError } from '../../bucket';
+import { BucketCatalogueError, BucketError, storageTroubleAnswer } from '../../bucket';
 
 export interface WireError {
   status: number;
@@ -33,6 +33,9 @@ export function wireError(error: unknown): WireError | undefined {
     return { status: STATUS_OF[error.code] ?? 400, v4code: error.code, message: text };
   }
   if (error instanceof BucketCatalogueError) return { status: STATUS_OF[error.code] ?? 400, v4code: error.code, message: error.message };
+  // Storage out of reach or full met outside a binding call (opening the bucket for one): the same answer.
+  const trouble = storageTroubleAnswer(error);
+  if (trouble) return { status: STATUS_OF[trouble.code] ?? 500, v4code: trouble.code, message: trouble.message };
   if (error instanceof BindingRefusal) return { status: STATUS_OF[error.v4code] ?? 400, v4code: error.v4code, message: error.message };
   // Argument mistakes the bucket library finds (workerd checks most of them before they come here).
   if (error instanceof TypeError || error instanceof RangeError) return { status: 400, v4code: 10029, message: error.message };
