@@ -10,12 +10,13 @@ import {
   type UploadChecksum,
 } from '../bucket';
 import { invalidRequest } from './errors';
+import type { ReadHeaders } from './request-headers';
 
 export const checksumHeader = (algorithm: ChecksumAlgorithm) => `x-amz-checksum-${algorithm}`;
 export const checksumElement = (algorithm: ChecksumAlgorithm) => `Checksum${algorithm.toUpperCase()}`;
 
 /** Checksums are answered on reads only when asked for, as S3 does. */
-export const checksumModeEnabled = (headers: Headers) => headers.get('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED';
+export const checksumModeEnabled = (headers: ReadHeaders) => headers.get('x-amz-checksum-mode')?.toUpperCase() === 'ENABLED';
 
 /** The headers answering a checksum. */
 export function checksumResponseHeaders(checksum: {
@@ -30,7 +31,7 @@ export function checksumResponseHeaders(checksum: {
  * The checksum a CreateMultipartUpload asks for (`x-amz-checksum-algorithm`, `x-amz-checksum-type`),
  * refused as S3 refuses what it does not serve.
  */
-export function uploadChecksumOf(headers: Headers): UploadChecksum | undefined {
+export function uploadChecksumOf(headers: ReadHeaders): UploadChecksum | undefined {
   const named = headers.get('x-amz-checksum-algorithm');
   const type = headers.get('x-amz-checksum-type')?.toUpperCase();
   if (named === null) {
@@ -44,7 +45,7 @@ export function uploadChecksumOf(headers: Headers): UploadChecksum | undefined {
 }
 
 /** The `x-amz-checksum-<algorithm>` value a request names, for `algorithm` (a CompleteMultipartUpload's). */
-export function namedChecksum(headers: Headers, algorithm: ChecksumAlgorithm): string | undefined {
+export function namedChecksum(headers: ReadHeaders, algorithm: ChecksumAlgorithm): string | undefined {
   return headers.get(checksumHeader(algorithm))?.trim();
 }
 
@@ -77,7 +78,7 @@ export function checksumElements(checksum: AnsweredChecksum | undefined): Record
  * The algorithm a CopyObject names in `x-amz-checksum-algorithm`, or undefined; one S3 does not
  * have is InvalidRequest (400).
  */
-export function requestedAlgorithmOf(headers: Headers): ChecksumAlgorithm | undefined {
+export function requestedAlgorithmOf(headers: ReadHeaders): ChecksumAlgorithm | undefined {
   const named = headers.get('x-amz-checksum-algorithm');
   if (named === null) return undefined;
   const algorithm = named.trim().toLowerCase();

@@ -1,6 +1,7 @@
 /** Preconditions and ranges as S3 clients send them, in the runtime's terms. */
 import type { Range, StoredObject } from '../bucket';
 import { notImplemented, preconditionFailed, S3Error } from './errors';
+import type { ReadHeaders } from './request-headers';
 
 const CONDITION_HEADERS = ['if-match', 'if-none-match', 'if-modified-since', 'if-unmodified-since'] as const;
 
@@ -20,7 +21,7 @@ function quoteEtags(list: string): string {
  * The conditions of a request as Headers for `onlyIf`, read from `prefix + name` (S3's copy
  * requests use `x-amz-copy-source-if-match` and so on); undefined when there are none.
  */
-export function conditionsOf(headers: Headers, prefix = ''): Headers | undefined {
+export function conditionsOf(headers: ReadHeaders, prefix = ''): Headers | undefined {
   // Made only when needed: most requests have no conditions.
   let conditions: Headers | undefined;
   for (const name of CONDITION_HEADERS) {
@@ -33,7 +34,7 @@ export function conditionsOf(headers: Headers, prefix = ''): Headers | undefined
 }
 
 /** The conditions of a write: `If-None-Match: *` (create only) and `If-Match`. */
-export function writeConditions(headers: Headers): Headers | undefined {
+export function writeConditions(headers: ReadHeaders): Headers | undefined {
   const ifNoneMatch = headers.get('if-none-match');
   if (ifNoneMatch !== null && ifNoneMatch.trim() !== '*') {
     throw notImplemented(`If-None-Match other than * on a write (${ifNoneMatch})`);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import type { StoredObject } from '../bucket';
 import { invalidArgument, invalidRequest, S3Error } from './errors';
 import type { S3Request } from './request';
+import type { ReadHeaders } from './request-headers';
 
 const ALGORITHM = 'AES256';
 const KEY_BYTES = 32;
@@ -85,7 +86,7 @@ export function customerKeyHeaders(object: Pick<StoredObject, 'ssecKeyMd5'>): Re
 }
 
 /** Whether a request names a customer key under `prefix` at all (complete or not). */
-export const namesCustomerKey = (headers: Headers, prefix: KeyHeaders = 'x-amz-') => {
+export const namesCustomerKey = (headers: ReadHeaders, prefix: KeyHeaders = 'x-amz-') => {
   const name = names(prefix);
   return headers.has(name.algorithm) || headers.has(name.key) || headers.has(name.md5);
 };

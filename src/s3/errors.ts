@@ -54,7 +54,7 @@ export const preconditionFailed = (condition: string) =>
 export const badDigest = (what: string) =>
   new S3Error('BadDigest', 400, `The ${what} you specified did not match the calculated checksum.`);
 /** The answer to an OPTIONS request that is no complete CORS preflight, as S3 answers. */
-export const preflightRefusal = (headers: Headers) =>
+export const preflightRefusal = (headers: { has(name: string): boolean }) =>
   headers.has('origin')
     ? new S3Error('AccessForbidden', 403, 'CORSResponse: This CORS request is not allowed: a preflight names its method in Access-Control-Request-Method.')
     : new S3Error('BadRequest', 400, 'Insufficient information. Origin request header needed.');

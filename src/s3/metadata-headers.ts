@@ -1,27 +1,44 @@
 /** Object metadata between S3 headers and the runtime's HttpMetadata / customMetadata. */
-import type { StoredObject } from '../bucket';
+import type { HttpMetadata, StoredObject } from '../bucket';
+import { invalidArgument } from './errors';
+import type { ReadHeaders } from './request-headers';
 
 const META_PREFIX = 'x-amz-meta-';
 /** An HTTP token (RFC 9110): what a header name may be made of. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const HTTP_HEADERS = ['content-type', 'content-language', 'content-disposition', 'cache-control', 'expires'] as const;
+const HTTP_TEXT_FIELDS = [
+  ['contentType', 'content-type'],
+  ['contentLanguage', 'content-language'],
+  ['contentDisposition', 'content-disposition'],
+  ['cacheControl', 'cache-control'],
+] as const;
 
 /**
- * The HTTP metadata a write carries, as Headers for the runtime. `aws-chunked` is a transfer
- * detail, not the object's content encoding, so it is left out.
+ * The HTTP metadata a write carries, for the runtime: the binding's object form (what `Headers`
+ * would give, without building one). `aws-chunked` is a transfer detail, not the object's content
+ * encoding, so it is left out. An Expires that is no date is refused as the runtime refuses it.
  */
-export function httpMetadataOf(headers: Headers): Headers {
-  const metadata = new Headers();
-  for (const name of HTTP_HEADERS) {
+export function httpMetadataOf(headers: ReadHeaders): HttpMetadata {
+  const metadata: HttpMetadata = {};
+  for (const [field, name] of HTTP_TEXT_FIELDS) {
     const value = headers.get(name);
-    if (value !== null) metadata.set(name, value);
+    if (value !== null) metadata[field] = value;
   }
-  const encoding = (headers.get('content-encoding') ?? '')
-    .split(',')
-    .map((part) => part.trim())
-    .filter((part) => part !== '' && part !== 'aws-chunked')
-    .join(', ');
-  if (encoding !== '') metadata.set('content-encoding', encoding);
+  const encoding = headers.get('content-encoding');
+  if (encoding !== null) {
+    const kept = encoding
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '' && part !== 'aws-chunked')
+      .join(', ');
+    if (kept !== '') metadata.contentEncoding = kept;
+  }
+  const expires = headers.get('expires');
+  if (expires !== null) {
+    const time = Date.parse(expires);
+    if (Number.isNaN(time)) throw invalidArgument(`httpMetadata: the Expires header is not a date (${expires}).`);
+    metadata.cacheExpiry = new Date(time);
+  }
   return metadata;
 }
 
@@ -29,7 +46,7 @@ export function httpMetadataOf(headers: Headers): Headers {
  * `x-amz-meta-*` headers as custom metadata. Header bytes arrive as Latin-1 text; clients send
  * UTF-8, so the bytes are read again as UTF-8 (RFC 2047 encoded words are decoded too).
  */
-export function customMetadataOf(headers: Headers): Record<string, string> {
+export function customMetadataOf(headers: ReadHeaders): Record<string, string> {
   const metadata: Record<string, string> = {};
   for (const [name, value] of headers) {
     if (name.startsWith(META_PREFIX)) metadata[name.slice(META_PREFIX.length)] = decodeHeaderText(value);

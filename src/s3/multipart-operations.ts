@@ -33,6 +33,7 @@ import { customMetadataOf, httpMetadataOf } from './metadata-headers';
 import { expirationOf, readCopySource } from './object-operations';
 import { readSmallBody, storableStream } from './payload';
 import { parseXmlBody } from './xml';
+import type { ReadHeaders } from './request-headers';
 
 
 const uploadIdOf = (context: S3Context) => context.request.params.get('uploadId')!;
@@ -172,7 +173,7 @@ function partsToComplete(document: Record<string, unknown>): { parts: UploadedPa
 }
 
 /** `x-amz-mp-object-size`: the size the completed object must have, a whole number of bytes. */
-function objectSizeOf(headers: Headers): { objectSize?: number } {
+function objectSizeOf(headers: ReadHeaders): { objectSize?: number } {
   const text = headers.get('x-amz-mp-object-size');
   if (text === null) return {};
   if (!/^\d{1,16}$/.test(text.trim())) {

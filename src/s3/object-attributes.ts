@@ -9,6 +9,7 @@ import { customerKeyOf } from './customer-keys';
 import { fromRequest, keyOf, MAX_LISTED, MAX_PART_NUMBER, openBucket, xmlResponse, type S3Context, type S3Response } from './context';
 import { invalidArgument, noSuchKey } from './errors';
 import { conditionFailed } from './object-operations';
+import type { ReadHeaders } from './request-headers';
 
 /** The attributes S3 answers, in the order its document lists them. */
 const ATTRIBUTES = ['ETag', 'Checksum', 'ObjectParts', 'StorageClass', 'ObjectSize'] as const;
@@ -17,7 +18,7 @@ type Attribute = (typeof ATTRIBUTES)[number];
 const ATTRIBUTES_HEADER = 'x-amz-object-attributes';
 
 /** The attributes `x-amz-object-attributes` names (comma-separated, case as S3 spells them). */
-function requestedAttributes(headers: Headers): Set<Attribute> {
+function requestedAttributes(headers: ReadHeaders): Set<Attribute> {
   const header = headers.get(ATTRIBUTES_HEADER);
   const names = (header ?? '')
     .split(',')
@@ -43,7 +44,7 @@ function requestedAttributes(headers: Headers): Set<Attribute> {
 }
 
 /** A whole-number request header within bounds, or its default (`x-amz-max-parts` is capped at 1000, as S3 caps it). */
-function numberHeader(headers: Headers, name: string, fallback: number, max: number, cap: boolean): number {
+function numberHeader(headers: ReadHeaders, name: string, fallback: number, max: number, cap: boolean): number {
   const text = headers.get(name)?.trim();
   if (text === undefined) return fallback;
   if (!/^\d+$/.test(text)) throw invalidArgument(`${name} must be a whole number, not ${JSON.stringify(text)}.`, name, text);

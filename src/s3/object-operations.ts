@@ -35,6 +35,7 @@ import { customMetadataOf, httpMetadataOf, objectHeaders } from './metadata-head
 import { readSmallBody, storable, verifiedBody, WHOLE_BODY_BYTES, wholeBody } from './payload';
 import { uriDecode } from './sigv4';
 import { parseXmlBody } from './xml';
+import type { ReadHeaders } from './request-headers';
 
 /** Query parameters that override response headers of a GET, by the header they set. */
 const RESPONSE_OVERRIDES = {
@@ -65,7 +66,7 @@ function overridesOf(context: S3Context): Headers | undefined {
  * SHA-256 or SHA-1 (as the binding's `put` does) and checks it again. A value of the wrong size is
  * left to the endpoint's own check, which answers BadDigest.
  */
-function keptChecksumOf(headers: Headers): { sha256: string } | { sha1: string } | Record<string, never> {
+function keptChecksumOf(headers: ReadHeaders): { sha256: string } | { sha1: string } | Record<string, never> {
   for (const [name, field, bytes] of [
     ['x-amz-checksum-sha256', 'sha256', 32],
     ['x-amz-checksum-sha1', 'sha1', 20],

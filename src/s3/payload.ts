@@ -19,6 +19,7 @@ import { decodeAwsChunked } from './aws-chunked';
 import { badDigest, invalidArgument, invalidRequest, S3Error } from './errors';
 import type { Signer } from './sigv4';
 import { UNSIGNED_PAYLOAD } from './sigv4';
+import type { ReadHeaders } from './request-headers';
 
 const SIGNED_STREAMING = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD';
 const SIGNED_STREAMING_TRAILER = 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER';
@@ -51,7 +52,7 @@ export interface VerifiedBody extends ByteSource {
 }
 
 export interface BodyRequest {
-  headers: Headers;
+  headers: ReadHeaders;
   body: AsyncIterable<Uint8Array>;
 }
 

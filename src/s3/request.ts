@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { invalidArgument, S3Error } from './errors';
+import { S3Error } from './errors';
+import { RequestHeaders } from './request-headers';
 import { uriDecode, type SignedParts } from './sigv4';
 
 /** A request as the endpoint reads it: path-style addressing, `/<bucket>/<key>`. */
@@ -52,17 +53,7 @@ export function readRequest(incoming: IncomingMessage): S3Request {
   const params = new Map<string, string>();
   for (const [name, value] of query) if (!params.has(name)) params.set(name, value);
 
-  const headers = new Headers();
-  const headerNames: string[] = [];
-  const raw = incoming.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    try {
-      headers.append(raw[i]!, raw[i + 1]!);
-    } catch {
-      throw invalidArgument(`The header ${raw[i]} has a value that is not valid in HTTP.`, raw[i]);
-    }
-    headerNames.push(raw[i]!.toLowerCase());
-  }
+  const headers = new RequestHeaders(incoming.rawHeaders);
 
   const slash = rawPath.indexOf('/', 1);
   const rawBucket = slash < 0 ? rawPath.slice(1) : rawPath.slice(1, slash);
@@ -78,7 +69,7 @@ export function readRequest(incoming: IncomingMessage): S3Request {
     params,
     body: incoming,
     resource: rawPath,
-    headerNames,
+    headerNames: headers.names,
     secure: (incoming.socket as { encrypted?: boolean }).encrypted === true || isLoopback(incoming.socket.remoteAddress),
     ...(bucket === '' ? {} : { bucket }),
     ...(key === '' ? {} : { key }),

@@ -4,6 +4,7 @@
  */
 import { createHmac, createSecretKey, hash, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { accessDenied, invalidArgument, invalidRequest, S3Error } from './errors';
+import type { ReadHeaders } from './request-headers';
 
 export const ALGORITHM = 'AWS4-HMAC-SHA256';
 export const EMPTY_SHA256 = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855';
@@ -23,7 +24,7 @@ export interface SignedParts {
   rawPath: string;
   /** Query parameters, decoded, in the order sent. */
   query: [string, string][];
-  headers: Headers;
+  headers: ReadHeaders;
 }
 
 /** Who signed a request, and what verifying the rest of its body needs. */

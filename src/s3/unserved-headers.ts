@@ -9,6 +9,7 @@
  */
 import type { OperationName } from './router';
 import { S3Error } from './errors';
+import type { ReadHeaders } from './request-headers';
 
 /** The longest header value an error message repeats. */
 const SHOWN_VALUE = 100;
@@ -154,7 +155,7 @@ const RULES = new Map(Object.entries(RULE_TABLE).map(([operation, rules]) => [op
  * request's header names, lower-case, as they came: a request's few headers are looked up in the
  * operation's rules, not the rules in the request.
  */
-export function refuseUnservedHeaders(operation: OperationName, names: readonly string[], headers: Headers): void {
+export function refuseUnservedHeaders(operation: OperationName, names: readonly string[], headers: ReadHeaders): void {
   const rules = RULES.get(operation);
   if (rules === undefined) return;
   for (const name of names) {
