@@ -19,9 +19,11 @@ import {
   type TrustedProxies,
   type ZoneDeployment,
   describeLocation,
+  judgesRequests,
   liveRequest,
   requestFields,
 } from '../judge';
+import { logsRequests } from '../logpush';
 import { writePage } from '../origin';
 import { hasBody, readBodyStart } from './body-start';
 import { judged } from './notes';
@@ -58,7 +60,8 @@ export function judgeStep(options: JudgeStepOptions): EdgeStep {
       }
       const exceeded = limitExceeded(request, deployment?.zone.plan.legacy_id);
       if (exceeded !== null) return answerPage(exchange, exceeded);
-      if (deployment === null) return;
+      // With no rule to run and no log entry to write, there is nothing to read the request for.
+      if (deployment === null || (!judgesRequests(deployment) && !logsRequests(deployment))) return;
       const body = hasBody(request) ? await readBodyStart(request, BODY_INSPECTION_LIMIT_BYTES) : NO_BODY;
       if (answered(exchange)) return;
       const edgeRequest = liveRequest({

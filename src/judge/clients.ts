@@ -30,8 +30,15 @@ function contains([base, bits]: Range, address: ipaddr.IPv4 | ipaddr.IPv6): bool
   return address.kind() === base.kind() && address.match(base, bits);
 }
 
+/** An IPv4 address as Node writes a socket's: four decimal numbers of at most 255, no leading zeros. */
+const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+
 /** The address as the rules language writes it: IPv4-mapped IPv6 (`::ffff:127.0.0.1`) as IPv4. */
 export function plainAddress(text: string): string {
+  // A socket's own address is already written plainly (Node writes IPv4 dotted, mapped ones with
+  // its prefix): no parse for the address every request has.
+  if (DOTTED_QUAD.test(text)) return text;
+  if (text.startsWith('::ffff:') && DOTTED_QUAD.test(text.slice(7))) return text.slice(7);
   try {
     const address = ipaddr.parse(text);
     return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress() ? (address as ipaddr.IPv6).toIPv4Address().toString() : address.toString();

@@ -48,6 +48,17 @@ export interface ZoneDeployment {
   readonly logpushJobs: readonly LogpushJob[];
 }
 
+/**
+ * Whether any request phase of the deployment holds a rule: without one, judging a request can
+ * only come to nothing (no rule to match, skip or terminate), and the edge need not read it.
+ */
+export function judgesRequests(deployment: Pick<ZoneDeployment, 'phases'>): boolean {
+  for (const phase of REQUEST_PHASES) {
+    for (const entryPoint of deployment.phases.get(phase) ?? []) if (entryPoint.compiled.rules.length > 0) return true;
+  }
+  return false;
+}
+
 /** Reads and compiles what is deployed for a zone; null for a zone the store does not hold. */
 export async function readDeployment(store: Repositories, zoneId: string, compiler: RulesetCompiler): Promise<ZoneDeployment | null> {
   const zone = await store.zones.get(zoneId);

@@ -25,6 +25,7 @@ export {
   MANAGED_PHASES,
   REQUEST_PHASES,
   RESPONSE_PHASES,
+  judgesRequests,
   readDeployment,
   type DeployedRuleset,
   type Execution,

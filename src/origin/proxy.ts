@@ -15,6 +15,9 @@ import type { Origin } from './origins';
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 const SET_BY_THE_EDGE = new Set(['cf-ray', 'cf-connecting-ip', 'cf-visitor', 'x-forwarded-proto', 'cf-ipcountry', 'cf-worker', 'x-forwarded-for']);
 
+/** Answers up to this size (by their content-length) are gathered and written in one go. */
+const SMALL_ANSWER = 64 * 1024;
+
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 512 }),
   'https:': new https.Agent({ keepAlive: true, maxSockets: 512 }),
@@ -95,18 +98,38 @@ export function proxyToOrigin(input: ProxyInput): Promise<ProxyOutcome> {
         return;
       }
       const headers = answeredHeaders(answer, input.cfRay);
-      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
       settle({ kind: 'answered', status: answer.statusCode ?? 502, headers, headMs: Date.now() - started });
-      answer.pipe(response);
       answer.on('error', () => response.destroy());
       answer.once('aborted', () => response.destroy());
+      const length = Number(answer.headers['content-length']);
+      if (length <= SMALL_ANSWER) {
+        // A small answer is gathered and written at once: one write to the client, not three.
+        const chunks: Buffer[] = [];
+        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+        answer.on('end', () => {
+          if (response.destroyed) return;
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
+          response.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
+        });
+        return;
+      }
+      response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
+      answer.pipe(response);
     });
     // The client going away ends the exchange with the origin too.
     response.once('close', () => {
       if (!response.writableFinished) outgoing.destroy();
     });
     request.on('error', () => outgoing.destroy());
-    request.pipe(outgoing);
+    // A request without a body (most GETs) goes at once, its head in one write; one with a body
+    // streams through.
+    const length = request.headers['content-length'];
+    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
+      request.resume();
+      outgoing.end();
+    } else {
+      request.pipe(outgoing);
+    }
   });
 }
 
