@@ -9,14 +9,12 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { type EdgePageName, pageHtml, pageStatus } from '../edge-pages';
+import { gatherSmallAnswer, sendRequestBody } from '../proxied-bodies';
 import type { Origin } from './origins';
 
 /** Headers of one connection only (RFC 9110 7.6.1), never passed on, plus those the edge sets itself. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 const SET_BY_THE_EDGE = new Set(['cf-ray', 'cf-connecting-ip', 'cf-visitor', 'x-forwarded-proto', 'cf-ipcountry', 'cf-worker', 'x-forwarded-for']);
-
-/** Answers up to this size (by their content-length) are gathered and written in one go. */
-const SMALL_ANSWER = 64 * 1024;
 
 const agents = {
   'http:': new http.Agent({ keepAlive: true, maxSockets: 512 }),
@@ -101,18 +99,12 @@ export function proxyToOrigin(input: ProxyInput): Promise<ProxyOutcome> {
       settle({ kind: 'answered', status: answer.statusCode ?? 502, headers, headMs: Date.now() - started });
       answer.on('error', () => response.destroy());
       answer.once('aborted', () => response.destroy());
-      const length = Number(answer.headers['content-length']);
-      if (length <= SMALL_ANSWER) {
-        // A small answer is gathered and written at once: one write to the client, not three.
-        const chunks: Buffer[] = [];
-        answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-        answer.on('end', () => {
-          if (response.destroyed) return;
-          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
-          response.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-        });
-        return;
-      }
+      const small = gatherSmallAnswer(answer, (body) => {
+        if (response.destroyed) return;
+        response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
+        response.end(body);
+      });
+      if (small) return;
       response.writeHead(answer.statusCode ?? 502, answer.statusMessage, headers.flat());
       answer.pipe(response);
     });
@@ -121,15 +113,7 @@ export function proxyToOrigin(input: ProxyInput): Promise<ProxyOutcome> {
       if (!response.writableFinished) outgoing.destroy();
     });
     request.on('error', () => outgoing.destroy());
-    // A request without a body (most GETs) goes at once, its head in one write; one with a body
-    // streams through.
-    const length = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-      request.resume();
-      outgoing.end();
-    } else {
-      request.pipe(outgoing);
-    }
+    sendRequestBody(request, outgoing);
   });
 }
 

@@ -5,6 +5,7 @@
  * writes itself and from which a worker's own headers are stripped.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { gatherSmallAnswer, sendRequestBody } from '../proxied-bodies';
 
 /** The request as the runtime runs it. */
 export interface RunRequest {
@@ -24,8 +25,6 @@ export type ProxyResult =
   | { result: 'lost'; written: boolean; error: string };
 
 export const CF_BLOB_HEADER = 'cf-blob';
-/** Answers with a Content-Length up to this size are gathered before they are written. */
-const SMALL_ANSWER = 64 * 1024;
 export const PROTO_HEADER = 'x-forwarded-proto';
 
 /** Headers of one hop only, never passed on; and what only the edge may say to the worker. */
@@ -77,17 +76,12 @@ export function proxy(run: RunRequest, socketPath: string, agent: http.Agent): P
           answer.on('error', () => settle({ result: 'exception' }));
           return;
         }
-        const length = Number(answer.headers['content-length']);
-        if (length <= SMALL_ANSWER) {
-          // Small answers are gathered and written at once: one write to the client, not three.
-          const chunks: Buffer[] = [];
-          answer.on('data', (chunk: Buffer) => chunks.push(chunk));
-          answer.on('end', () => {
-            response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
-            response.end(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
-            settle({ result: 'ok' });
-          });
-        } else {
+        const small = gatherSmallAnswer(answer, (body) => {
+          response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
+          response.end(body);
+          settle({ result: 'ok' });
+        });
+        if (!small) {
           response.writeHead(answer.statusCode ?? 502, answer.statusMessage, answerHeaders(answer.headers));
           answer.pipe(response);
           answer.on('end', () => settle({ result: 'ok' }));
@@ -107,14 +101,6 @@ export function proxy(run: RunRequest, socketPath: string, agent: http.Agent): P
       if (!response.writableFinished) outgoing.destroy();
       settle({ result: 'lost', written: true, error: 'the client went away' });
     });
-    // A request without a body (most GETs) is sent at once, its headers in one write; one with
-    // a body streams through.
-    const length = request.headers['content-length'];
-    if (request.headers['transfer-encoding'] === undefined && (length === undefined || length === '0')) {
-      request.resume();
-      outgoing.end();
-    } else {
-      request.pipe(outgoing);
-    }
+    sendRequestBody(request, outgoing);
   });
 }
