@@ -1,7 +1,7 @@
 // Who a live request comes from: the socket, or what a trusted proxy vouches for; and what the
 // platform knows of that address, from the table of address ranges.
 import { describe, expect, it } from 'vitest';
-import { ClientTable, TrustedProxies, parseRange } from '../../src/judge';
+import { ClientTable, TrustedProxies, parseRange, plainAddress } from '../../src/judge';
 
 describe('trusted proxies', () => {
   const proxies = new TrustedProxies(['127.0.0.1', '10.0.0.0/8', '::1']);
@@ -49,5 +49,19 @@ describe('the table of clients', () => {
     expect(parseRange('203.0.113.0/33')).toMatch(/not an IPv4 or IPv6 address or range/);
     expect(parseRange('example.org')).toMatch(/not an IPv4 or IPv6 address/);
     expect(() => new ClientTable([{ range: '1.2.3', fields: {} }])).toThrow(RangeError);
+  });
+});
+
+describe('plainAddress', () => {
+  it('writes addresses as the rules language does, socket addresses without a parse and the rest through one', () => {
+    expect(['127.0.0.1', '::ffff:203.0.113.7', '::FFFF:198.51.100.1', '2001:DB8::1', '::1', '256.1.1.1', 'not an address'].map(plainAddress)).toEqual([
+      '127.0.0.1',
+      '203.0.113.7',
+      '198.51.100.1',
+      '2001:db8::1',
+      '::1',
+      '256.1.1.1',
+      'not an address',
+    ]);
   });
 });
