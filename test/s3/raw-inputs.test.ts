@@ -2,6 +2,8 @@
 // truncated), payload hashes and lengths that do not match.
 import { CreateBucketCommand, GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { crc32 } from 'node:zlib';
 import { beforeEach, describe, expect, test } from 'vitest';
 import { rawFetch, signedChunks, signedHeaders } from './raw-requests';
@@ -88,6 +90,38 @@ describe('request framing', () => {
     expect(response.status).toBe(400);
     expect(errorOf(text).code).toBe('XAmzContentSHA256Mismatch');
     expect((await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'raw', Key: 'k' })))).name).toBe('NoSuchKey');
+  });
+
+  test('a small body cut off half-way is not stored, and the endpoint goes on serving', async () => {
+    const { headers } = signedHeaders(endpoint.server.url, {
+      method: 'PUT',
+      target: '/raw/cut',
+      body: 'x'.repeat(1024),
+      payloadHash: 'UNSIGNED-PAYLOAD',
+    });
+    const { port } = new URL(endpoint.server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await once(socket, 'connect');
+    const head = Object.entries({ ...headers, 'content-length': '1024' })
+      .map(([name, value]) => `${name}: ${value}\r\n`)
+      .join('');
+    socket.write(`PUT /raw/cut HTTP/1.1\r\n${head}\r\n${'x'.repeat(500)}`);
+    // The endpoint has the headers and half the body when the client goes.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await once(socket, 'close');
+    expect((await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'raw', Key: 'cut' })))).name).toBe('NoSuchKey');
+    const { response } = await send('PUT', '/raw/after', 'whole');
+    expect(response.status).toBe(200);
+  });
+
+  test('a small body whose Content-MD5 does not match is BadDigest, and not stored', async () => {
+    const { response, text } = await send('PUT', '/raw/md5', 'actual', {
+      'content-md5': createHash('md5').update('claimed').digest('base64'),
+    });
+    expect(response.status).toBe(400);
+    expect(errorOf(text).code).toBe('BadDigest');
+    expect((await s3Failure(s3.send(new GetObjectCommand({ Bucket: 'raw', Key: 'md5' })))).name).toBe('NoSuchKey');
   });
 
   test('an unknown payload hash marker is InvalidArgument', async () => {
