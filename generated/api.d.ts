@@ -2407,6 +2407,85 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/workers/scripts/{script_name}/tails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a script's tails
+         * @description The script's tails that have not expired nor been deleted, connected or not.
+         */
+        get: operations["listWorkerTails"];
+        put?: never;
+        /**
+         * Start a tail
+         * @description A live tail of the script's invocations (what `wrangler tail` creates): its `url` is a
+         *     WebSocket URL on this API's port (`ws://<the API's host>/tails/<id>`, the id 128 random bits),
+         *     read in the subprotocol `trace-v1`; each invocation of the script through the edge while the
+         *     client is connected is sent as one JSON text message (its outcome, request, response status,
+         *     console output and exceptions; credential-like request headers redacted). The filters, when
+         *     given, all have to pass for a trace to be sent. At most 10 tails of one script at once (code
+         *     10057, status 429); a tail expires 6 hours after it is created (its client is then closed
+         *     with code 1000). Tails live in the platform process that created them: a restart ends them.
+         */
+        post: operations["createWorkerTail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/tails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description The tail's id, as its creation answered it.
+                 * @example 03dc9f77817b488fb26c5861ec18f791
+                 */
+                id: components["parameters"]["TailId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tail
+         * @description Ends the tail (what `wrangler tail` does when it stops): its client, if connected, is closed
+         *     with code 1000, and its URL answers 404 from then on.
+         */
+        delete: operations["deleteWorkerTail"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/workers/services/{service_name}": {
         parameters: {
             query?: never;
@@ -4979,6 +5058,52 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /** @description A live tail of a script. */
+        WorkerTail: {
+            /** @description The tail's id (32 hexadecimal digits, random). */
+            id: string;
+            /** @description The WebSocket URL to read the tail at, in the subprotocol `trace-v1`. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the tail ends (6 hours after it was created).
+             */
+            expires_at: string;
+        };
+        /** @description Envelope whose result lists the script's live tails. */
+        WorkerTailListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerTail"][];
+        };
+        /** @description One filter of a tail. */
+        WorkerTailFilter: {
+            sampling_rate: number;
+        } | {
+            outcome: ("ok" | "canceled" | "exception" | "exceededCpu" | "exceededMemory" | "unknown")[];
+        } | {
+            method: string[];
+        } | {
+            header: {
+                key: string;
+                query?: string;
+            };
+        } | {
+            client_ip: string[];
+        } | {
+            query: string;
+        } | {
+            scriptVersion: string;
+        };
+        /**
+         * @description What a tail sends: every filter must pass for a trace to be sent (wrangler's `tail` options,
+         *     as it sends them). An empty object, or no `filters`, sends every trace.
+         */
+        WorkerTailCreate: {
+            filters?: components["schemas"]["WorkerTailFilter"][];
+        };
+        /** @description Envelope whose result is a tail. */
+        WorkerTailEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerTail"];
+        };
         /** @description A worker as a service with its one environment, `production`. */
         WorkerService: {
             id: components["schemas"]["WorkerScriptName"];
@@ -5263,6 +5388,15 @@ export interface components {
         };
         /** @description No such worker, version, deployment or secret (code 10007), or route (10005). */
         WorkerNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The script already has 10 tails, the most it may have at once (code 10057). */
+        TooManyTails: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5680,6 +5814,11 @@ export interface components {
          * @example true
          */
         UrlEncodedQuery: boolean;
+        /**
+         * @description The tail's id, as its creation answered it.
+         * @example 03dc9f77817b488fb26c5861ec18f791
+         */
+        TailId: string;
         /**
          * @description Name of the worker (the service and its script share it).
          * @example hello-worker
@@ -10244,6 +10383,125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmptyListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerTails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerTailListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    createWorkerTail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * @description The filters, as `application/json` or as JSON in `text/plain` (what wrangler sends). No
+         *     body at all (what the official client sends for `body: {}`) is a tail without filters.
+         */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WorkerTailCreate"];
+                "text/plain": components["schemas"]["WorkerTailCreate"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerTailEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyTails"];
+        };
+    };
+    deleteWorkerTail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description The tail's id, as its creation answered it.
+                 * @example 03dc9f77817b488fb26c5861ec18f791
+                 */
+                id: components["parameters"]["TailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
                 };
             };
             400: components["responses"]["WorkerBadRequest"];

@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import { openBucketCatalogue, type DatabasePoolSettings } from '../bucket';
 import { startEdgeServer, type EdgeRoutes, type EdgeStages, type Exchange, type WorkerDispatcher } from '../edge';
 import { connectionServerOptions, type ConnectionLimits } from '../http-connections';
-import { WorkersRuntime } from '../runtime';
+import { WorkersRuntime, type Traces } from '../runtime';
 import { followDeployments, withZones, type DeploymentsReader } from './deployments';
 import type { EdgeSettings } from './settings';
 
@@ -28,10 +28,14 @@ export interface EdgeComponentOptions {
   zones?: EdgeRoutes['zones'];
   logger: Logger;
   report: (line: string) => void;
+  /** The traces of tailed scripts' invocations. */
+  onTraces?: (traces: Traces) => void;
 }
 
 export interface RunningEdgeComponent {
   url: string;
+  /** Tails a script or stops (its versions started again with or without the platform's tail worker). */
+  trace(account: string, script: string, on: boolean): Promise<void>;
   /** Stops taking requests, lets those in flight finish, then stops the workers and closes the buckets. */
   close(): Promise<void>;
 }
@@ -66,6 +70,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
       // a platform logging warnings only still says why a worker failed.
       log: ({ script, version, level, message }) => logger[level === 'error' || level === 'fatal' ? 'error' : level === 'warn' ? 'warn' : 'info']({ script, version, level }, `worker: ${message}`),
       report: options.report,
+      ...(options.onTraces ? { onTraces: options.onTraces } : {}),
     });
     const running = runtime;
     const workers: WorkerDispatcher = {
@@ -97,6 +102,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
     }
     return {
       url: edge.url,
+      trace: (account, script, on) => running.trace(account, script, on),
       close: async () => {
         await following.stop();
         await edge.close();

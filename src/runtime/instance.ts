@@ -9,6 +9,9 @@ import http from 'node:http';
 import path from 'node:path';
 import type { DeployedVersion } from './deployed';
 import { CF_BLOB_HEADER, PROTO_HEADER, proxy, type RunRequest } from './proxy';
+import { exceededEvent } from './tails/exceeded';
+import { TAIL_WORKER_SOURCE } from './tails/tail-worker';
+import { TRACE_GRANT_HEADER, type Traces } from './tails/trace-sink';
 import { versionConfig } from './workerd/config';
 import { startWorkerd, type WorkerdProcess } from './workerd/process';
 
@@ -29,6 +32,11 @@ export interface InstanceContext {
   log(entry: { script: string; version: string; level: string; message: string }): void;
   /** Something the runtime noticed (a start that failed, a process that ended), never a secret. */
   report(line: string): void;
+  /** The trace sink of tailed versions: where their tail worker posts, a grant per version, and traces the runtime tells itself. */
+  traceSocketPath: string;
+  traceGrant(source: { account: string; script: string; version: string }): string;
+  traceRevoke(token: string): void;
+  trace(traces: Traces): void;
 }
 
 /** The platform's memory limit for a worker's isolate. */
@@ -40,10 +48,12 @@ const EXCEPTION_WINDOW_MS = 250;
 
 let counter = 0;
 
+const EXCEEDED_CPU = 'the worker exceeded its CPU time';
+
 /** A version's identity as the runtime runs it: its id, and what its bindings hold. */
-export function instanceKey(account: string, script: string, version: DeployedVersion): string {
+export function instanceKey(account: string, script: string, version: DeployedVersion, traced = false): string {
   const bindings = createHash('sha256').update(JSON.stringify(version.bindings)).digest('hex').slice(0, 16);
-  return `${account}/${script}/${version.id}/${bindings}`;
+  return `${account}/${script}/${version.id}/${bindings}${traced ? '/traced' : ''}`;
 }
 
 interface Generation {
@@ -69,6 +79,8 @@ export class VersionInstance {
   readonly #grants = new Map<string, string>();
   readonly #secrets: Record<string, string> = {};
   readonly #secretVariables = new Map<string, string>();
+  /** The trace sink's grant while the script is tailed (the process then runs the platform's tail worker). */
+  readonly #traceGrant: string | undefined;
   #current: Generation | undefined;
   #starting: Promise<Generation> | undefined;
   #startError: string | undefined;
@@ -79,8 +91,9 @@ export class VersionInstance {
   readonly #id = ++counter;
   #restarts = 0;
 
-  constructor(context: InstanceContext, account: string, script: string, version: DeployedVersion) {
-    this.key = instanceKey(account, script, version);
+  constructor(context: InstanceContext, account: string, script: string, version: DeployedVersion, traced = false) {
+    this.key = instanceKey(account, script, version, traced);
+    this.#traceGrant = traced ? context.traceGrant({ account, script, version: version.id }) : undefined;
     this.#context = context;
     this.#account = account;
     this.#script = script;
@@ -136,6 +149,7 @@ export class VersionInstance {
         cfBlobHeader: CF_BLOB_HEADER,
         protoHeader: PROTO_HEADER,
         heapMiB: HEAP_MIB,
+        ...(this.#traceGrant === undefined ? {} : { tail: { source: TAIL_WORKER_SOURCE, sinkSocketPath: this.#context.traceSocketPath, grantHeader: TRACE_GRANT_HEADER, grant: this.#traceGrant } }),
       });
     } catch (error) {
       this.#startError = (error as Error).message;
@@ -213,11 +227,28 @@ export class VersionInstance {
       this.#current = undefined;
       if (!this.#retired && !generation.exceeded) this.#context.report(`${this.#script} (version ${this.#version.id}): the runtime ended (${signal ?? `exit ${code}`}); it starts again on the next request`);
     }
-    if (this.#retired && this.#generations.size === 0) this.#context.revoke([...this.#grants.values()]);
+    if (this.#retired && this.#generations.size === 0) this.#revokeGrants();
   }
 
-  /** Runs one request on the current process (started if need be). */
+  #revokeGrants(): void {
+    this.#context.revoke([...this.#grants.values()]);
+    if (this.#traceGrant !== undefined) this.#context.traceRevoke(this.#traceGrant);
+  }
+
+  /** Runs one request on the current process (started if need be); a traced request cut off is told to the tails here, its process gone with its tail worker. */
   async run(run: RunRequest): Promise<RunResult> {
+    if (this.#traceGrant === undefined) return this.#run(run);
+    const started = Date.now();
+    const result = await this.#run(run);
+    if (result.result === 'exceeded-resources') {
+      const outcome = result.error === EXCEEDED_CPU ? 'exceededCpu' : 'exceededMemory';
+      const { event, headers } = exceededEvent(run, outcome, started);
+      this.#context.trace({ account: this.#account, script: this.#script, version: this.#version.id, events: [event], headers: [headers] });
+    }
+    return result;
+  }
+
+  async #run(run: RunRequest): Promise<RunResult> {
     const version = this.#version.id;
     let generation: Generation;
     try {
@@ -234,11 +265,11 @@ export class VersionInstance {
         const error = await this.#exceptionSince(started);
         return { result: 'exception', version, ...(error === undefined ? {} : { error }), written: false };
       }
-      if (generation.exceeded) return { result: 'exceeded-resources', version, error: 'the worker exceeded its CPU time', written: outcome.written };
+      if (generation.exceeded) return { result: 'exceeded-resources', version, error: EXCEEDED_CPU, written: outcome.written };
       // The process ended under the request (its memory, a crash), or the client left: its exit
       // may come a moment after the broken connection.
       await Promise.race([generation.process.exited, new Promise((resolve) => setTimeout(resolve, 250).unref())]);
-      if (generation.exceeded) return { result: 'exceeded-resources', version, error: 'the worker exceeded its CPU time', written: outcome.written };
+      if (generation.exceeded) return { result: 'exceeded-resources', version, error: EXCEEDED_CPU, written: outcome.written };
       const ended = generation.process.ended;
       return { result: ended ? 'exceeded-resources' : 'exception', version, error: outcome.error, written: outcome.written };
     } finally {
@@ -292,7 +323,7 @@ export class VersionInstance {
     const killer = setTimeout(() => generations.forEach((generation) => generation.process.kill('SIGKILL')), 2_000);
     await Promise.all(generations.map((generation) => generation.process.exited));
     clearTimeout(killer);
-    this.#context.revoke([...this.#grants.values()]);
+    this.#revokeGrants();
     this.#markStopped();
   }
 }

@@ -13,6 +13,7 @@ import { BucketService, GRANT_HEADER } from './bucket-service/service';
 import type { DeployedWorkers } from './deployed';
 import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult } from './instance';
 import type { RunRequest } from './proxy';
+import { TraceSink, type Traces } from './tails/trace-sink';
 import { CpuWatchdog } from './watchdog';
 import { workerdBinary } from './workerd/binary';
 
@@ -27,6 +28,8 @@ export interface WorkersRuntimeOptions {
   report: (line: string) => void;
   /** How long a retired version lives on after its last request, for its `ctx.waitUntil` work. */
   waitUntilMs?: number;
+  /** The traces of tailed scripts' invocations (see `trace`), by the account, script and version that produced them. */
+  onTraces?: (traces: Traces) => void;
 }
 
 interface Choice {
@@ -38,6 +41,7 @@ export class WorkersRuntime {
   readonly #options: WorkersRuntimeOptions;
   readonly #directory: string;
   readonly #bucketService: BucketService;
+  readonly #traceSink: TraceSink;
   readonly #context: InstanceContext;
   readonly #watchdog: CpuWatchdog;
   /** What serves each script now, by `<account>/<script>`. */
@@ -48,11 +52,16 @@ export class WorkersRuntime {
   readonly #retired = new Set<VersionInstance>();
   #applying: Promise<void> = Promise.resolve();
   #closed = false;
+  /** What is deployed, as last applied (tracing a script applies it again). */
+  #deployed: DeployedWorkers = { subdomains: {}, scripts: [], zones: [] };
+  /** The scripts being tailed, by `<account>/<script>`: their versions run with the platform's tail worker. */
+  readonly #traced = new Set<string>();
 
-  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService) {
+  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService, traceSink: TraceSink) {
     this.#options = options;
     this.#directory = directory;
     this.#bucketService = bucketService;
+    this.#traceSink = traceSink;
     this.#context = {
       binary: workerdBinary(),
       directory,
@@ -62,6 +71,10 @@ export class WorkersRuntime {
       revoke: (tokens) => bucketService.revoke(tokens),
       log: options.log,
       report: options.report,
+      traceSocketPath: path.join(directory, 'traces.sock'),
+      traceGrant: (source) => traceSink.grant(source),
+      traceRevoke: (token) => traceSink.revoke(token),
+      trace: (traces) => options.onTraces?.(traces),
     };
     this.#watchdog = new CpuWatchdog(options.cpuMs, () => [...this.#instances.values(), ...this.#retired]);
   }
@@ -70,13 +83,30 @@ export class WorkersRuntime {
   static async start(options: WorkersRuntimeOptions): Promise<WorkersRuntime> {
     const directory = mkdtempSync(path.join(tmpdir(), 'edge-'));
     const bucketService = new BucketService(options.catalogue, options.report);
+    const traceSink = new TraceSink((traces) => options.onTraces?.(traces), options.report);
     try {
       await bucketService.listen(path.join(directory, 'buckets.sock'));
+      await traceSink.listen(path.join(directory, 'traces.sock'));
     } catch (error) {
+      await Promise.allSettled([bucketService.close(), traceSink.close()]);
       rmSync(directory, { recursive: true, force: true });
       throw error;
     }
-    return new WorkersRuntime(options, directory, bucketService);
+    return new WorkersRuntime(options, directory, bucketService, traceSink);
+  }
+
+  /**
+   * Tails a script or stops tailing it. A tailed script's versions run with the platform's tail
+   * worker beside them, so they are started again (as a deployment would start them: the new
+   * processes first, requests in flight finishing on the old ones); resolves once the next
+   * request is traced. A script nobody tails runs without it and pays nothing for it.
+   */
+  trace(account: string, script: string, on: boolean): Promise<void> {
+    const key = `${account}/${script}`;
+    if (this.#traced.has(key) === on) return this.#applying;
+    if (on) this.#traced.add(key);
+    else this.#traced.delete(key);
+    return this.apply(this.#deployed);
   }
 
   /** The runtime's private directory (this user only): its sockets, and configuration files while a version starts. */
@@ -97,16 +127,18 @@ export class WorkersRuntime {
 
   async #apply(deployed: DeployedWorkers): Promise<void> {
     if (this.#closed) return;
+    this.#deployed = deployed;
     const table = new Map<string, Choice[]>();
     const wanted = new Set<string>();
     for (const script of deployed.scripts) {
       const choices: Choice[] = [];
+      const traced = this.#traced.has(`${script.account_id}/${script.name}`);
       for (const { percentage, version } of script.versions) {
-        const key = instanceKey(script.account_id, script.name, version);
+        const key = instanceKey(script.account_id, script.name, version, traced);
         wanted.add(key);
         let instance = this.#instances.get(key);
         if (!instance) {
-          instance = new VersionInstance(this.#context, script.account_id, script.name, version);
+          instance = new VersionInstance(this.#context, script.account_id, script.name, version, traced);
           this.#instances.set(key, instance);
         }
         choices.push({ percentage, instance });
@@ -141,7 +173,7 @@ export class WorkersRuntime {
     const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
     this.#table = new Map();
     await Promise.all([...all].map((instance) => instance.stop()));
-    await this.#bucketService.close();
+    await Promise.all([this.#bucketService.close(), this.#traceSink.close()]);
     rmSync(this.#directory, { recursive: true, force: true });
   }
 }

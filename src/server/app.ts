@@ -34,6 +34,7 @@ import { isPlainText } from './http/text-json';
 import { acceptedRequestMemo } from './http/validation-memo';
 import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
 import { storeErrorAnswer } from './store-errors';
+import type { LiveTails } from '../tail';
 import { readWorkerForm } from './workers/read-form';
 
 export interface AppOptions {
@@ -62,6 +63,8 @@ export interface AppOptions {
    * names each with its state and answers ready only while every one is running.
    */
   components?: () => Record<string, { state: string; url: string }>;
+  /** Live tails of deployed workers (`npm start` with its edge); without them, creating a tail is refused. */
+  tails?: LiveTails;
 }
 
 export interface App {
@@ -162,6 +165,7 @@ export function createApp(options: AppOptions): App {
       buckets: options.buckets,
       s3AccessKeys,
       bucketCredentials,
+      tails: options.tails,
       request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;

@@ -98,7 +98,9 @@ const operationsOfDocument: Operation[] = Object.entries(document.paths).flatMap
 type Present<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
 type JsonBody<O extends OperationId> = operations[O] extends { requestBody: { content: { 'application/json': infer B } } }
   ? B
-  : never;
+  : operations[O] extends { requestBody?: { content: { 'application/json': infer B } } }
+    ? B
+    : never;
 
 interface ValidRequest<O extends OperationId> {
   params: Present<operations[O]['parameters']['path']>;
@@ -350,6 +352,9 @@ function workerRequests(pro: ProZoneIds) {
     getWorkerSchedules: { params: script },
     getWorkerReferences: { params: script },
     listWorkerTailProducers: { params: script },
+    createWorkerTail: { params: script, body: { filters: [{ outcome: ['ok'] }, { method: ['GET'] }] } },
+    listWorkerTails: { params: script },
+    deleteWorkerTail: { params: { ...script, id: '03dc9f77817b488fb26c5861ec18f791' } },
     getWorkerService: { params: { account_id, service_name: SWEEP_SCRIPT } },
     deleteWorkerService: { params: { account_id, service_name: SWEEP_SERVICE }, query: { force: false } },
     getWorker: { params: script },

@@ -27,6 +27,8 @@ export interface VersionConfig {
   protoHeader: string;
   /** V8's heap limit for the worker, in MiB (the platform's memory limit). */
   heapMiB: number;
+  /** While the script is tailed: the platform's tail worker, and the trace sink it posts to with its grant. */
+  tail?: { source: string; sinkSocketPath: string; grantHeader: string; grant: string };
 }
 
 /** Thrown for a version workerd cannot be given as it is. */
@@ -96,7 +98,14 @@ export function versionConfig(config: VersionConfig): string {
     `compatibilityFlags = ${list(version.compatibility_flags.map(text))}`,
     `bindings = ${list(bindings)}`,
     'globalOutbound = "internet"',
+    ...(config.tail ? ['tails = ["tail"]'] : []),
   ];
+  const tailServices = config.tail
+    ? [
+        `(name = "tail", worker = (modules = [(name = "tail.js", esModule = ${text(config.tail.source)})], compatibilityDate = "2024-01-01", bindings = [(name = "SINK", service = "trace-sink")], globalOutbound = "none"))`,
+        `(name = "trace-sink", external = (address = ${text(`unix:${config.tail.sinkSocketPath}`)}, http = (injectRequestHeaders = [(name = ${text(config.tail.grantHeader)}, value = ${text(config.tail.grant)})])))`,
+      ]
+    : [];
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
@@ -104,7 +113,7 @@ const config :Workerd.Config = (
     (name = "worker", worker = (${worker.join(', ')})),
     (name = "probe", worker = (modules = [(name = "probe.js", esModule = "export default { fetch: () => new Response(null, { status: 204 }) };")], compatibilityDate = "2024-01-01", globalOutbound = "none")),
     (name = "none", network = (allow = [])),
-    ${[...bucketServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
+    ${[...bucketServices, ...tailServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
   ],
   sockets = [
     (name = "edge", address = ${text(`unix:${config.socketPath}`)}, http = (cfBlobHeader = ${text(config.cfBlobHeader)}, forwardedProtoHeader = ${text(config.protoHeader)}), service = "worker"),

@@ -14,6 +14,7 @@ import { temporaryCredentialHandlers } from './temporary-credentials';
 import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
 import { workerRouteHandlers } from './worker-routes';
+import { workerTailHandlers } from './worker-tails';
 import { workerHandlers } from './workers';
 import { zoneHandlers } from './zones';
 
@@ -36,4 +37,5 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...workerHandlers,
   ...workerRouteHandlers,
+  ...workerTailHandlers,
 };

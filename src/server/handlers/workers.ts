@@ -64,7 +64,7 @@ async function scriptPath<O extends OperationId>(context: Context<O>): Promise<{
   return { account: params.account_id, name: params.script_name ?? params.service_name! };
 }
 
-async function existingScript<O extends OperationId>(context: Context<O>): Promise<{ account: string; script: WorkerScript }> {
+export async function existingScript<O extends OperationId>(context: Context<O>): Promise<{ account: string; script: WorkerScript }> {
   const { account, name } = await scriptPath(context);
   const script = await context.store.workers.getScript(account, name);
   if (script === null) throw workerNotFound(name);
@@ -157,6 +157,7 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   deleteWorkerScript: async (context) => {
     const { account, script } = await existingScript(context);
     await context.store.workers.deleteScript(account, script.name);
+    context.tails?.removeScript(account, script.name);
     return { result: null };
   },
 
@@ -361,6 +362,7 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   deleteWorkerService: async (context) => {
     const { account, script } = await existingScript(context);
     await context.store.workers.deleteScript(account, script.name);
+    context.tails?.removeScript(account, script.name);
     return { result: null };
   },
 
