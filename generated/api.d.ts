@@ -2449,7 +2449,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/accounts/{account_id}/workers/scripts/{script_name}/tails/{id}": {
+    "/accounts/{account_id}/workers/scripts/{script_name}/tails/{tail_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -2468,7 +2468,7 @@ export interface paths {
                  * @description The tail's id, as its creation answered it.
                  * @example 03dc9f77817b488fb26c5861ec18f791
                  */
-                id: components["parameters"]["TailId"];
+                tail_id: components["parameters"]["TailId"];
             };
             cookie?: never;
         };
@@ -10489,7 +10489,7 @@ export interface operations {
                  * @description The tail's id, as its creation answered it.
                  * @example 03dc9f77817b488fb26c5861ec18f791
                  */
-                id: components["parameters"]["TailId"];
+                tail_id: components["parameters"]["TailId"];
             };
             cookie?: never;
         };

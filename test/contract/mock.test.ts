@@ -335,6 +335,9 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
     getWorkerSchedules: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script } })),
     getWorkerReferences: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/references', { params: { path: script } })),
     listWorkerTailProducers: () => unwrap(api.GET('/accounts/{account_id}/workers/tails/by-consumer/{script_name}', { params: { path: script } })),
+    createWorkerTail: () => unwrap(api.POST('/accounts/{account_id}/workers/scripts/{script_name}/tails', { params: { path: script }, body: { filters: [{ outcome: ['exception'] }] } })),
+    listWorkerTails: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/tails', { params: { path: script } })),
+    deleteWorkerTail: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}/tails/{tail_id}', { params: { path: { ...script, tail_id: '03dc9f77817b488fb26c5861ec18f791' } } })),
     getWorkerService: () =>
       unwrap(api.GET('/accounts/{account_id}/workers/services/{service_name}', { params: { path: { account_id, service_name: 'hello-worker' } } })),
     deleteWorkerService: () =>
@@ -391,7 +394,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(124);
+    expect(operations).toHaveLength(127);
   });
 
   for (const op of operations) {

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { operations } from '../../generated/api';
 import { unwrap } from '../../src/client';
 import type { WorkerVersionInput } from '../../src/store';
+import { LiveTails } from '../../src/tail';
 import { apiKey, bearer, ids, startServer, token, userEmail, type TestServer } from './harness';
 
 type OperationId = keyof operations;
@@ -130,6 +131,8 @@ interface ProZoneIds {
   workerVersion: string;
   workerDeployment: string;
   workerRoute: string;
+  /** A live tail of SWEEP_SCRIPT. */
+  workerTail: string;
 }
 
 function validRequests(pro: ProZoneIds): ValidRequests {
@@ -354,7 +357,7 @@ function workerRequests(pro: ProZoneIds) {
     listWorkerTailProducers: { params: script },
     createWorkerTail: { params: script, body: { filters: [{ outcome: ['ok'] }, { method: ['GET'] }] } },
     listWorkerTails: { params: script },
-    deleteWorkerTail: { params: { ...script, id: '03dc9f77817b488fb26c5861ec18f791' } },
+    deleteWorkerTail: { params: { ...script, tail_id: pro.workerTail } },
     getWorkerService: { params: { account_id, service_name: SWEEP_SCRIPT } },
     deleteWorkerService: { params: { account_id, service_name: SWEEP_SERVICE }, query: { force: false } },
     getWorker: { params: script },
@@ -652,6 +655,13 @@ function pathParameterProbes(operation: Operation): Probe[] {
             : [{ name: `${parameter.name} well-formed but unknown`, change: set(unknown), expected: () => ({ status: 404, codes: [10007], mentions: unknown }) }]),
         ];
       }
+      if (parameter.name === 'tail_id') {
+        // Tails live in the platform process: an id of none is unknown, 10007.
+        return [
+          { name: 'tail_id longer than its schema allows', change: set('a'.repeat(65)), expected: refused },
+          { name: 'tail_id well-formed but unknown', change: set('0123456789abcdef0123456789abcdef'), expected: () => ({ status: 404, codes: [10007], mentions: '0123456789abcdef0123456789abcdef' }) },
+        ];
+      }
       if (parameter.name === 'subdomain') {
         // wrangler's look-up before it claims a subdomain: one nobody holds is the platform's 10032.
         return [
@@ -894,6 +904,8 @@ function probesOf(operation: Operation): Probe[] {
 // ---------------------------------------------------------------------------------------------
 
 let server: TestServer;
+/** Live tails as `npm start` gives them (nothing traced: no edge here). */
+const tails = new LiveTails({ trace: async () => {} });
 let valid: ValidRequests;
 const snapshots = new Map<OperationId, string>();
 const readOnly = operationsOfDocument.filter((operation) => operation.method === 'get');
@@ -909,7 +921,7 @@ async function readEverything(): Promise<Map<OperationId, string>> {
 }
 
 beforeAll(async () => {
-  server = await startServer({ s3AccessKeys: SWEEP_S3_KEYS });
+  server = await startServer({ s3AccessKeys: SWEEP_S3_KEYS, tails });
   const sweepBucket = server.buckets.account(ids.account);
   await sweepBucket.create(SWEEP_BUCKET);
   await sweepBucket.setCors(SWEEP_BUCKET, [{ allowed: { origins: ['*'], methods: ['GET'] } }]);
@@ -961,6 +973,7 @@ beforeAll(async () => {
     workerVersion: worker.version.id,
     workerDeployment: worker.deployment!.id,
     workerRoute: route.id,
+    workerTail: tails.create({ account: ids.account, script: SWEEP_SCRIPT, filters: [], clientAddress: '127.0.0.1', origin: 'ws://127.0.0.1' }).id,
   });
   for (const [id, answer] of await readEverything()) snapshots.set(id, answer);
 });
@@ -972,7 +985,7 @@ afterAll(async () => {
 describe('the document', () => {
   it('has the operations this sweep was written against, each with a valid request', () => {
     // A new operation must get a valid request in validRequests (tsc insists) before it is swept.
-    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '', accountJob: 0, workerVersion: '', workerDeployment: '', workerRoute: '' };
+    const blank = { managedEntryPoint: '', owaspExecuteRule: '', customFields: '', scratchRuleset: '', editedRuleset: '', editedRule: '', accountScratch: '', accountVersioned: '', accountRule: '', accountJob: 0, workerVersion: '', workerDeployment: '', workerRoute: '', workerTail: '' };
     const known = Object.keys(validRequests(blank)).sort();
     expect(operationsOfDocument.map((operation) => operation.id).sort()).toEqual(known);
   });

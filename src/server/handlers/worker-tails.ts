@@ -3,7 +3,7 @@
  * listed and deleted here; read over a WebSocket the platform serves on this port (src/tail/).
  */
 import { TailFilterError, TailRefusal, type TailFilter } from '../../tail';
-import { ApiError, badRequest } from '../http/errors';
+import { ApiError, badRequest, Codes } from '../http/errors';
 import type { Handler } from '../operations';
 import { WorkerCodes } from '../workers/upload';
 import { existingScript } from './workers';
@@ -22,8 +22,13 @@ function originOf(host: string | undefined, encrypted: boolean): string {
 
 export const workerTailHandlers: { [O in TailOperation]: Handler<O> } = {
   createWorkerTail: async (context) => {
-    const tails = tailsOf(context.tails);
+    // A body may be left out (the official client sends none), but one that was not read as JSON is refused.
+    const headers = context.request.headers;
+    if (context.body === undefined && (Number(headers['content-length'] ?? 0) > 0 || headers['transfer-encoding'] !== undefined)) {
+      throw ApiError.of(415, Codes.unsupportedMediaType, 'unsupported media type: request bodies must be application/json');
+    }
     const { account, script } = await existingScript(context);
+    const tails = tailsOf(context.tails);
     const filters = ((context.body as { filters?: TailFilter[] } | undefined)?.filters ?? []) as TailFilter[];
     const socket = context.request.socket as { remoteAddress?: string; encrypted?: boolean };
     try {
@@ -44,7 +49,7 @@ export const workerTailHandlers: { [O in TailOperation]: Handler<O> } = {
 
   deleteWorkerTail: async (context) => {
     const { account, script } = await existingScript(context);
-    if (!context.tails?.remove(account, script.name, context.params.id)) throw ApiError.of(404, WorkerCodes.scriptNotFound, `Tail ${context.params.id} of ${script.name} does not exist (it was deleted, or expired).`);
+    if (!context.tails?.remove(account, script.name, context.params.tail_id)) throw ApiError.of(404, WorkerCodes.scriptNotFound, `Tail ${context.params.tail_id} of ${script.name} does not exist (it was deleted, or expired).`);
     return { result: null };
   },
 };
