@@ -8,6 +8,7 @@
 import { fromFlag, fromJson } from '../codecs';
 import type { Executor } from '../transaction/executor';
 import { changeMarker } from './changes';
+import { claimScheduledRun, scriptSchedules } from './schedules';
 import type { Db, StoredBinding } from './rows';
 import { SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE, SecretSealError, secretPlace, sealedKeyId, type SecretBox } from './secret-box';
 import type { DeployedBinding, DeployedModule, DeployedScript, DeployedWorkers, DeployedWorkersReader, DeployedZone, DeploymentVersion, WorkerModuleRef } from '../worker-types';
@@ -25,6 +26,7 @@ export function deployedWorkersReader(executor: Executor, box: () => SecretBox):
       modules = next;
       return snapshot;
     },
+    claimScheduledRun: claimScheduledRun(executor),
     checkSecretsKey: async () => {
       const foreign = await executor.read(({ db }) => foreignKeyIds(db, box));
       if (foreign.length === 0) return;
@@ -106,7 +108,8 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
         },
       });
     }
-    scripts.push({ account_id: script.account_id, name: script.name, tag: script.tag, workers_dev: fromFlag(script.workers_dev), deployment_id: deployment.id, versions });
+    const crons = (await scriptSchedules(db, script.account_id, script.name)).map((schedule) => schedule.cron);
+    scripts.push({ account_id: script.account_id, name: script.name, tag: script.tag, workers_dev: fromFlag(script.workers_dev), deployment_id: deployment.id, versions, crons });
   }
   const routeRows = await db
     .selectFrom('worker_routes')
