@@ -86,7 +86,7 @@ export function parseCronExpression(source: string): CronExpression {
 /** One field checked item by item, and written as croner reads it. */
 function translateField(field: string, rule: FieldRule, fail: (reason: string) => never): string {
   const problem = (what: string): never => fail(`${rule.name} "${field}": ${what}`);
-  if (!/^[0-9A-Za-z*,\-/#]+$/.test(field)) problem(`only digits, names and the characters ${charactersOf(rule)} are allowed`);
+  if (!allowedCharacters(rule).test(field)) problem(`only digits${rule.names ? ', names' : ''} and the characters ${charactersOf(rule)} are allowed`);
   return field
     .split(',')
     .map((item) => {
@@ -94,6 +94,12 @@ function translateField(field: string, rule: FieldRule, fail: (reason: string) =
       return translateItem(item.toUpperCase(), rule, problem);
     })
     .join(',');
+}
+
+function allowedCharacters(rule: FieldRule): RegExp {
+  if (rule.special === 'day-of-month') return /^[0-9LWlw*,\-/]+$/;
+  if (rule.special === 'day-of-week') return /^[0-9A-Za-z*,\-/#]+$/;
+  return rule.names ? /^[0-9A-Za-z*,\-/]+$/ : /^[0-9*,\-/]+$/;
 }
 
 function charactersOf(rule: FieldRule): string {

@@ -90,6 +90,11 @@ export class CronTriggers {
     this.#triggers = triggers;
   }
 
+  /** The triggers fired from now on, as `<account>/<script>: <cron>`. */
+  get triggers(): string[] {
+    return this.#triggers.map((trigger) => `${trigger.account}/${trigger.script}: ${trigger.expression.source}`);
+  }
+
   /**
    * Fires every trigger matching `minute` (ms, rounded down to its minute) once; resolves when
    * their runs are done. The timer calls it at each minute's start; tests call it directly.

@@ -32,5 +32,6 @@ export const workerSchedules: Migration = {
       .addColumn('claimed_on', 'text', (c) => c.notNull())
       .addPrimaryKeyConstraint('worker_schedule_runs_pk', ['account_id', 'script_name', 'cron', 'minute'])
       .execute();
+    await db.schema.createIndex('worker_schedule_runs_minute').on('worker_schedule_runs').column('minute').execute();
   },
 };

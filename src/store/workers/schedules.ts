@@ -1,7 +1,6 @@
 /**
  * Cron triggers of scripts: each script's set replaced whole, the account's total held to a
- * limit the caller gives, and the claims that make a (script, expression, minute) fire once on
- * however many instances share the database.
+ * limit the caller gives. (The runtime reads them, and claims their runs, through the read model.)
  */
 import { NotFoundError, TooManyCronTriggersError } from '../errors';
 import type { WorkersRepository } from '../store';
@@ -12,9 +11,6 @@ import { scriptRow, type Db } from './rows';
 import type { WorkerSchedule } from '../worker-types';
 
 export type ScheduleOperations = Pick<WorkersRepository, 'listSchedules' | 'replaceSchedules'>;
-
-/** How long a claim is kept: far longer than any instance's clock may be off or late. */
-const CLAIM_KEPT_MS = 24 * 60 * 60 * 1000;
 
 export async function scriptSchedules(db: Db, accountId: string, name: string): Promise<WorkerSchedule[]> {
   return db
@@ -59,22 +55,4 @@ export function scheduleOperations(executor: Executor): ScheduleOperations {
         return rows.map(({ cron, created_on, modified_on }) => ({ cron, created_on, modified_on }));
       }),
   };
-}
-
-/** The claim of one run; false when another caller (another instance) claimed it first. */
-export function claimScheduledRun(executor: Executor) {
-  return (accountId: string, script: string, cron: string, minute: number): Promise<boolean> =>
-    executor.write(async (ctx) => {
-      const inserted = await ctx.db
-        .insertInto('worker_schedule_runs')
-        .values({ account_id: accountId, script_name: script, cron, minute: new Date(minute).toISOString(), claimed_on: ctx.now })
-        .onConflict((conflict) => conflict.columns(['account_id', 'script_name', 'cron', 'minute']).doNothing())
-        .executeTakeFirst();
-      const claimed = Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
-      // Old claims go with the first claim of each hour: no run is ever claimed that far back.
-      if (claimed && minute % 3_600_000 === 0) {
-        await ctx.db.deleteFrom('worker_schedule_runs').where('minute', '<', new Date(minute - CLAIM_KEPT_MS).toISOString()).execute();
-      }
-      return claimed;
-    });
 }
