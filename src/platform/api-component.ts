@@ -3,7 +3,7 @@
  * (fault rules checked) before anything listens, then listening on request.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { connectionServerOptions, limitConnections } from '../http-connections';
 import { basePath, createApp, openServerBuckets, openServerStore, type ServerConfig } from '../server';
@@ -78,11 +78,14 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
     listen: async () => {
       server = await new Promise<Server>((resolve, reject) => {
         const listening = createServer(connectionServerOptions(config.http), app);
-        limitConnections(listening, config.http.maxConnections);
+        const limits = limitConnections(listening, config.http.maxConnections);
         // WebSockets: a tail's (`/tails/<id>`); no other upgrade is served.
-        listening.on('upgrade', (request, socket, head) => {
-          if (!upgrades?.upgrade(request, socket, head)) socket.destroy();
-        });
+        if (upgrades) {
+          listening.on('upgrade', (request, socket: Socket, head) => {
+            limits.upgraded(socket);
+            if (!upgrades.upgrade(request, socket, head)) socket.destroy();
+          });
+        }
         listening.once('error', (error: NodeJS.ErrnoException) =>
           reject(new Error(error.code === 'EADDRINUSE' ? `the API: port ${config.port} on ${config.host} is already in use; choose another with PORT or [api] port` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
         );

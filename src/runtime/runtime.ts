@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { BucketCatalogue } from '../bucket';
 import { BucketService, GRANT_HEADER } from './bucket-service/service';
 import type { DeployedWorkers } from './deployed';
-import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult } from './instance';
+import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult, type ScheduledResult } from './instance';
 import type { RunRequest } from './proxy';
 import { TraceSink, type Traces } from './tails/trace-sink';
 import { CpuWatchdog } from './watchdog';
@@ -163,6 +163,18 @@ export class WorkersRuntime {
     const instance = pick(choices);
     this.#watchdog.wake();
     return instance.run(request);
+  }
+
+  /**
+   * Runs the `scheduled` handler of the script's deployment (a version picked by its
+   * percentages, as requests are) for a cron trigger; undefined when nothing of it is deployed here.
+   */
+  async scheduled(account: string, script: string, cron: string, scheduledTime: number): Promise<ScheduledResult | undefined> {
+    const choices = this.#table.get(`${account}/${script}`);
+    if (!choices) return undefined;
+    const instance = pick(choices);
+    this.#watchdog.wake();
+    return instance.scheduled(cron, scheduledTime);
   }
 
   /** Stops every version now, then the bucket service. */

@@ -263,3 +263,15 @@ export class WorkerVersionNotDeployedError extends StoreError {
     super(`the latest version of ${script} is not the one deployed to every request: deploy it before changing secrets`);
   }
 }
+
+/** An account holds at most so many cron triggers over all its scripts. */
+export class TooManyCronTriggersError extends StoreError {
+  readonly code = 'too_many_cron_triggers';
+  constructor(
+    readonly limit: number,
+    /** How many the account would hold. */
+    readonly count: number,
+  ) {
+    super(`the account would hold ${count} cron triggers; it may hold ${limit}`);
+  }
+}

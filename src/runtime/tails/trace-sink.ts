@@ -26,6 +26,17 @@ export interface Traces extends TraceSource {
   headers: Record<string, string>[];
 }
 
+/**
+ * A cron trigger's run reaches the worker through the trigger service's binding, and workerd's
+ * trace of it says `ok` even when the handler threw (the binding's caller gets the failure); the
+ * platform says `exception`, as for a request.
+ */
+function asThePlatformSays(event: Record<string, unknown>): Record<string, unknown> {
+  const scheduled = typeof (event.event as { cron?: unknown } | null | undefined)?.cron === 'string';
+  if (scheduled && event.outcome === 'ok' && Array.isArray(event.exceptions) && event.exceptions.length > 0) return { ...event, outcome: 'exception' };
+  return event;
+}
+
 export class TraceSink {
   readonly #grants = new Map<string, TraceSource>();
   readonly #deliver: (traces: Traces) => void;
@@ -83,7 +94,7 @@ export class TraceSink {
       if (size > MAX_POST_BYTES) return this.#report(`${source.script} (version ${source.version}): a trace of ${size} bytes was dropped (over ${MAX_POST_BYTES})`);
       try {
         const posted = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events?: unknown; headers?: unknown };
-        const events = Array.isArray(posted.events) ? (posted.events as Record<string, unknown>[]) : [];
+        const events = Array.isArray(posted.events) ? (posted.events as Record<string, unknown>[]).map(asThePlatformSays) : [];
         const headers = Array.isArray(posted.headers) ? (posted.headers as Record<string, string>[]) : [];
         this.#deliver({ ...source, events, headers });
       } catch (error) {

@@ -36,6 +36,7 @@ const TABLES: readonly { name: keyof Database; key: readonly string[]; pageRows?
   { name: 'worker_deployments', key: ['id'] },
   { name: 'worker_subdomains', key: ['account_id'] },
   { name: 'worker_routes', key: ['id'] },
+  { name: 'worker_schedules', key: ['account_id', 'script_name', 'cron'] },
 ];
 const TABLE_NAMES = new Set<string>(TABLES.map((table) => table.name));
 /** Rows read per query: a page of a snapshot, so memory stays bounded whatever the table's size. */

@@ -2,4 +2,5 @@
 export { loadSecretBox, SecretBox, SecretSealError, SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE } from './secret-box';
 export { deployedWorkersReader } from './read-model';
 export { routeOperations } from './routes';
+export { scheduleOperations } from './schedules';
 export { scriptOperations } from './scripts';

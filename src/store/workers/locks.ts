@@ -14,3 +14,11 @@ export function workersSubdomainLock(accountId: string): string {
 export function workerRoutesLock(zoneId: string): string {
   return `worker-routes:${zoneId}`;
 }
+
+/**
+ * An account's cron triggers as a whole (their number is limited per account): taken before a
+ * script's lock when a script's set is replaced.
+ */
+export function workerSchedulesLock(accountId: string): string {
+  return `worker-schedules:${accountId}`;
+}

@@ -255,6 +255,7 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
       locked(accountId, name, async (ctx) => {
         await existing(ctx.db, accountId, name);
         await ctx.db.deleteFrom('worker_deployments').where('account_id', '=', accountId).where('script_name', '=', name).execute();
+        await ctx.db.deleteFrom('worker_schedules').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_versions').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_scripts').where('account_id', '=', accountId).where('name', '=', name).execute();
         // Routes of the account's zones that ran it no longer run anything.
