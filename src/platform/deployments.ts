@@ -12,6 +12,8 @@ import { StoreUnavailableError } from '../store';
 export interface DeploymentsReader {
   changeMarker(): Promise<number>;
   snapshot(): Promise<DeployedWorkers & { marker: number }>;
+  /** A static asset's bytes, by the account holding them and its hash. */
+  assetContent(accountId: string, hash: string): Promise<{ bytes: Uint8Array; content_type: string | null } | null>;
 }
 
 /** How often the change marker is read. */

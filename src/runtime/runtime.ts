@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BucketCatalogue } from '../bucket';
 import { BucketService, GRANT_HEADER } from './bucket-service/service';
-import type { DeployedWorkers } from './deployed';
+import { cachedReader } from './assets/content-cache';
+import { AssetsService } from './assets/service';
+import { VersionAssets, type AssetReader } from './assets/version-assets';
+import type { DeployedVersion, DeployedWorkers } from './deployed';
 import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult } from './instance';
 import type { RunRequest } from './proxy';
 import { CpuWatchdog } from './watchdog';
@@ -27,17 +30,27 @@ export interface WorkersRuntimeOptions {
   report: (line: string) => void;
   /** How long a retired version lives on after its last request, for its `ctx.waitUntil` work. */
   waitUntilMs?: number;
+  /** Static assets' bytes by account and hash (the store's); cached here. */
+  assetContent?: AssetReader;
 }
 
+/** Bytes of assets kept in memory. */
+const ASSET_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** One version of a script's deployment: its worker's process (none for assets only) and its assets. */
 interface Choice {
   percentage: number;
-  instance: VersionInstance;
+  versionId: string;
+  instance: VersionInstance | undefined;
+  assets: VersionAssets | undefined;
 }
 
 export class WorkersRuntime {
   readonly #options: WorkersRuntimeOptions;
   readonly #directory: string;
   readonly #bucketService: BucketService;
+  readonly #assetsService: AssetsService;
+  readonly #readAsset: AssetReader;
   readonly #context: InstanceContext;
   readonly #watchdog: CpuWatchdog;
   /** What serves each script now, by `<account>/<script>`. */
@@ -49,17 +62,24 @@ export class WorkersRuntime {
   #applying: Promise<void> = Promise.resolve();
   #closed = false;
 
-  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService) {
+  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService, assetsService: AssetsService) {
     this.#options = options;
     this.#directory = directory;
     this.#bucketService = bucketService;
+    this.#assetsService = assetsService;
+    this.#readAsset = cachedReader(options.assetContent ?? (async () => null), ASSET_CACHE_BYTES);
     this.#context = {
       binary: workerdBinary(),
       directory,
       bucketSocketPath: path.join(directory, 'buckets.sock'),
+      assetsSocketPath: path.join(directory, 'assets.sock'),
       grantHeader: GRANT_HEADER,
       grant: (account, bucket) => bucketService.grant(account, bucket),
-      revoke: (tokens) => bucketService.revoke(tokens),
+      grantAssets: (assets) => assetsService.grant(assets),
+      revoke: (tokens) => {
+        bucketService.revoke(tokens);
+        assetsService.revoke(tokens);
+      },
       log: options.log,
       report: options.report,
     };
@@ -70,13 +90,16 @@ export class WorkersRuntime {
   static async start(options: WorkersRuntimeOptions): Promise<WorkersRuntime> {
     const directory = mkdtempSync(path.join(tmpdir(), 'edge-'));
     const bucketService = new BucketService(options.catalogue, options.report);
+    const assetsService = new AssetsService(GRANT_HEADER, options.report);
     try {
       await bucketService.listen(path.join(directory, 'buckets.sock'));
+      await assetsService.listen(path.join(directory, 'assets.sock'));
     } catch (error) {
+      await bucketService.close();
       rmSync(directory, { recursive: true, force: true });
       throw error;
     }
-    return new WorkersRuntime(options, directory, bucketService);
+    return new WorkersRuntime(options, directory, bucketService, assetsService);
   }
 
   /** The runtime's private directory (this user only): its sockets, and configuration files while a version starts. */
@@ -102,20 +125,27 @@ export class WorkersRuntime {
     for (const script of deployed.scripts) {
       const choices: Choice[] = [];
       for (const { percentage, version } of script.versions) {
-        const key = instanceKey(script.account_id, script.name, version);
-        wanted.add(key);
-        let instance = this.#instances.get(key);
-        if (!instance) {
-          instance = new VersionInstance(this.#context, script.account_id, script.name, version);
-          this.#instances.set(key, instance);
+        const hasWorker = version.modules.length > 0;
+        const assets = this.#versionAssets(script.account_id, version, hasWorker);
+        let instance: VersionInstance | undefined;
+        if (hasWorker) {
+          const key = instanceKey(script.account_id, script.name, version);
+          wanted.add(key);
+          instance = this.#instances.get(key);
+          if (!instance) {
+            instance = new VersionInstance(this.#context, script.account_id, script.name, version, assets);
+            this.#instances.set(key, instance);
+          }
         }
-        choices.push({ percentage, instance });
+        choices.push({ percentage, versionId: version.id, instance, assets });
       }
       if (choices.length > 0) table.set(`${script.account_id}/${script.name}`, choices);
     }
     // A version that cannot start answers its requests with the platform's error; the others serve.
-    await Promise.allSettled([...table.values()].flat().map(({ instance }) => instance.start()));
+    await Promise.allSettled([...table.values()].flat().map(({ instance }) => instance?.start()));
     this.#table = table;
+    const servedAssets = new Set([...table.values()].flat().flatMap(({ assets }) => (assets ? [assets] : [])));
+    for (const [key, assets] of this.#assets) if (!servedAssets.has(assets)) this.#assets.delete(key);
     for (const [key, instance] of this.#instances) {
       if (wanted.has(key)) continue;
       this.#instances.delete(key);
@@ -124,13 +154,43 @@ export class WorkersRuntime {
     }
   }
 
+  /** A version's assets as served; the same object for the same version while it stays deployed. */
+  #versionAssets(account: string, version: DeployedVersion, hasWorker: boolean): VersionAssets | undefined {
+    if (version.assets === undefined) return undefined;
+    const key = `${account}/${version.id}`;
+    let assets = this.#assets.get(key);
+    if (assets === undefined) {
+      assets = new VersionAssets({
+        account,
+        manifest: version.assets.manifest,
+        config: version.assets.config,
+        hasWorker,
+        compatibilityDate: version.compatibility_date,
+        compatibilityFlags: version.compatibility_flags,
+        read: this.#readAsset,
+      });
+      this.#assets.set(key, assets);
+    }
+    return assets;
+  }
+
+  readonly #assets = new Map<string, VersionAssets>();
+
   /** Runs one request on the script's deployment; undefined when nothing of that script is deployed here. */
   async run(account: string, script: string, request: RunRequest): Promise<RunResult | undefined> {
     const choices = this.#table.get(`${account}/${script}`);
     if (!choices) return undefined;
-    const instance = pick(choices);
+    const choice = pick(choices);
+    if (choice.assets !== undefined && (choice.instance === undefined || !choice.assets.wantsWorker(request.request))) {
+      try {
+        await choice.assets.serve(request.request, request.response);
+        return { result: 'ok', version: choice.versionId };
+      } catch (error) {
+        return { result: 'exception', version: choice.versionId, error: (error as Error).message, written: request.response.headersSent };
+      }
+    }
     this.#watchdog.wake();
-    return instance.run(request);
+    return choice.instance!.run(request);
   }
 
   /** Stops every version now, then the bucket service. */
@@ -138,21 +198,22 @@ export class WorkersRuntime {
     this.#closed = true;
     await this.#applying;
     this.#watchdog.stop();
-    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
+    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().flatMap(({ instance }) => (instance ? [instance] : []))]);
     this.#table = new Map();
     await Promise.all([...all].map((instance) => instance.stop()));
     await this.#bucketService.close();
+    await this.#assetsService.close();
     rmSync(this.#directory, { recursive: true, force: true });
   }
 }
 
 /** A version by the deployment's percentages. */
-function pick(choices: Choice[]): VersionInstance {
-  if (choices.length === 1) return choices[0]!.instance;
+function pick(choices: Choice[]): Choice {
+  if (choices.length === 1) return choices[0]!;
   let roll = Math.random() * 100;
   for (const choice of choices) {
     roll -= choice.percentage;
-    if (roll < 0) return choice.instance;
+    if (roll < 0) return choice;
   }
-  return choices[choices.length - 1]!.instance;
+  return choices[choices.length - 1]!;
 }

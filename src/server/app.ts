@@ -35,6 +35,7 @@ import { acceptedRequestMemo } from './http/validation-memo';
 import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
 import { storeErrorAnswer } from './store-errors';
 import { readWorkerForm } from './workers/read-form';
+import { authenticateAssetsUpload } from './workers/assets-token';
 
 export interface AppOptions {
   store: Store;
@@ -144,6 +145,8 @@ export function createApp(options: AppOptions): App {
     next();
   };
   const authenticateRequest = (req: AuthenticatedRequest, _res: Response, next: NextFunction) => {
+    // An assets upload is authorized by its session's token, checked before its body is read.
+    if (req.openapi?.schema?.operationId === 'uploadWorkerAssets') return void authenticateAssetsUpload(req, store).then(() => next(), next);
     req.principal = authenticate(req.headers, credentials);
     next();
   };

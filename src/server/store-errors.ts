@@ -17,6 +17,7 @@ import {
   VersionMismatchError,
   WorkerRouteExistsError,
   WorkersSubdomainTakenError,
+  WorkerAssetsError,
   WorkerVersionNotDeployedError,
 } from '../store';
 import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
@@ -51,6 +52,9 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof NotFoundError) return workersNotFound(error) ?? notFound(path);
   if (error instanceof WorkerRouteExistsError) return badRequest(`${error.message}.`, WorkerCodes.routeExists);
   if (error instanceof WorkersSubdomainTakenError) return badRequest(`${error.message}.`, WorkerCodes.subdomainTaken);
+  if (error instanceof WorkerAssetsError) {
+    return error.kind === 'token' ? ApiError.of(401, Codes.authentication, `Authentication error: ${error.message}`) : badRequest(`${error.message}.`, WorkerCodes.invalid);
+  }
   if (error instanceof WorkerVersionNotDeployedError) return badRequest(`${error.message}.`, WorkerCodes.latestNotDeployed);
   if (error instanceof EntryPointExistsError) {
     return badRequest(

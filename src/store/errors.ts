@@ -263,3 +263,17 @@ export class WorkerVersionNotDeployedError extends StoreError {
     super(`the latest version of ${script} is not the one deployed to every request: deploy it before changing secrets`);
   }
 }
+
+/**
+ * Static assets refused: `token` for an upload token that is not valid here (bad signature,
+ * expired, another account's or script's, the wrong kind), `upload` for what an upload sends.
+ */
+export class WorkerAssetsError extends StoreError {
+  readonly code = 'worker_assets';
+  constructor(
+    readonly kind: 'token' | 'upload',
+    message: string,
+  ) {
+    super(message);
+  }
+}

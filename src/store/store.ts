@@ -1,5 +1,6 @@
 import type { Clock } from './clock';
 import type {
+  AssetManifest,
   DeployedWorkersReader,
   DeploymentInput,
   WorkerDeployment,
@@ -9,6 +10,7 @@ import type {
   WorkerScript,
   WorkerScriptSettings,
   WorkerVersion,
+  WorkerVersionAssets,
   WorkerVersionInput,
 } from './worker-types';
 import type {
@@ -291,6 +293,18 @@ export interface WorkersRepository {
   /** Throws WorkersSubdomainTakenError when another account has it. */
   setSubdomain(accountId: string, subdomain: string): Promise<string>;
   deleteSubdomain(accountId: string): Promise<void>;
+  /**
+   * Opens a static assets upload for the script: the manifest kept for a version to name, and the
+   * hashes the account does not hold yet in buckets to upload, with an upload token (a completion
+   * token at once when nothing is missing). NotFoundError for an account that does not exist.
+   */
+  openAssetUpload(accountId: string, name: string, manifest: AssetManifest): Promise<{ jwt: string; buckets: string[][] }>;
+  /** The session an upload token opens (WorkerAssetsError `token` when it is not valid). */
+  assetUploadSession(token: string): Promise<{ id: string; account_id: string; script_name: string; manifest: AssetManifest }>;
+  /** Keeps uploaded files (checked by the caller against the session's manifest); the completion token once nothing is missing. */
+  storeAssets(sessionId: string, files: { hash: string; content_type: string | null; bytes: Uint8Array }[]): Promise<{ jwt: string | null }>;
+  /** A version's assets; null when it has none. */
+  versionAssets(accountId: string, name: string, versionId: string): Promise<WorkerVersionAssets | null>;
 }
 
 export interface Repositories {

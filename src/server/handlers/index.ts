@@ -13,6 +13,7 @@ import { simulatorHandlers } from './simulator';
 import { temporaryCredentialHandlers } from './temporary-credentials';
 import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
+import { workerAssetHandlers } from './worker-assets';
 import { workerRouteHandlers } from './worker-routes';
 import { workerHandlers } from './workers';
 import { zoneHandlers } from './zones';
@@ -36,4 +37,5 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...workerHandlers,
   ...workerRouteHandlers,
+  ...workerAssetHandlers,
 };

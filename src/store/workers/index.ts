@@ -3,3 +3,5 @@ export { loadSecretBox, SecretBox, SecretSealError, SECRETS_KEY_FILE, SECRETS_KE
 export { deployedWorkersReader } from './read-model';
 export { routeOperations } from './routes';
 export { scriptOperations } from './scripts';
+export { assetOperations } from './assets';
+export { ASSET_TOKEN_PURPOSE, TOKEN_SECONDS as ASSET_TOKEN_SECONDS } from './asset-tokens';

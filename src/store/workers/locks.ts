@@ -14,3 +14,8 @@ export function workersSubdomainLock(accountId: string): string {
 export function workerRoutesLock(zoneId: string): string {
   return `worker-routes:${zoneId}`;
 }
+
+/** One assets upload session: its uploads queue, so the last one sees every file and answers the completion token. */
+export function assetSessionLock(sessionId: string): string {
+  return `worker-assets-session:${sessionId}`;
+}
