@@ -137,12 +137,18 @@ export async function attachVersionAssets(
 ): Promise<void> {
   let assets: WorkerVersionAssets;
   if (input.kind === 'token') {
-    const claims = verifyAssetToken(box().derive(ASSET_TOKEN_PURPOSE), input.token, 'complete', Math.floor(Date.now() / 1000));
+    // The version's upload is the API's (its credentials checked): a bad completion token is a bad upload.
+    let claims;
+    try {
+      claims = verifyAssetToken(box().derive(ASSET_TOKEN_PURPOSE), input.token, 'complete', Math.floor(Date.now() / 1000));
+    } catch (error) {
+      throw new WorkerAssetsError('upload', `metadata.assets.jwt: ${(error as Error).message}`);
+    }
     if (claims.acc !== target.accountId || claims.scr !== target.name) {
-      throw new WorkerAssetsError('token', `the assets completion token is not valid: it was made for another ${claims.acc !== target.accountId ? 'account' : 'script'}`);
+      throw new WorkerAssetsError('upload', `metadata.assets.jwt: the assets completion token is not valid: it was made for another ${claims.acc !== target.accountId ? 'account' : 'script'}`);
     }
     const session = await ctx.db.selectFrom('worker_asset_sessions').selectAll().where('id', '=', claims.sub).executeTakeFirst();
-    if (session === undefined) throw new WorkerAssetsError('token', 'the assets completion token is not valid: its upload session is over (a version used it, or it expired)');
+    if (session === undefined) throw new WorkerAssetsError('upload', 'metadata.assets.jwt: the assets completion token is not valid: its upload session is over (a version used it, or it expired)');
     const manifest = fromJson<AssetManifest>(session.manifest);
     const missing = await missingHashes(ctx.db, target.accountId, manifest);
     if (missing.length > 0) throw new WorkerAssetsError('upload', `the assets upload is not complete: ${missing.length} file(s) were never uploaded`);
