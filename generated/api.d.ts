@@ -2566,7 +2566,7 @@ export interface paths {
          *     its content base64-encoded (`base64=true`, required) and its `Content-Type` the one the asset
          *     is served with (`application/null`: none). Authorized by the session's JWT as
          *     `Authorization: Bearer <jwt>`, not by an API token: a token of another account, script or
-         *     session, or an expired one, answers 401 (10000). Each file must be one the session asked for,
+         *     session, or an expired one, answers 403 (10000, as for an unknown API token). Each file must be one the session asked for,
          *     and its content must match its hash and size (10021). The upload that completes the session
          *     answers the completion token in `jwt`; the others answer no `jwt`.
          */
@@ -10585,7 +10585,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["WorkerBadRequest"];
-            401: components["responses"]["AssetsTokenRefused"];
+            403: components["responses"]["AssetsTokenRefused"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
         };

@@ -53,7 +53,7 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof WorkerRouteExistsError) return badRequest(`${error.message}.`, WorkerCodes.routeExists);
   if (error instanceof WorkersSubdomainTakenError) return badRequest(`${error.message}.`, WorkerCodes.subdomainTaken);
   if (error instanceof WorkerAssetsError) {
-    return error.kind === 'token' ? ApiError.of(401, Codes.authentication, `Authentication error: ${error.message}`) : badRequest(`${error.message}.`, WorkerCodes.invalid);
+    return error.kind === 'token' ? ApiError.of(403, Codes.authentication, `Authentication error: ${error.message}`) : badRequest(`${error.message}.`, WorkerCodes.invalid);
   }
   if (error instanceof WorkerVersionNotDeployedError) return badRequest(`${error.message}.`, WorkerCodes.latestNotDeployed);
   if (error instanceof EntryPointExistsError) {

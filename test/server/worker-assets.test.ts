@@ -13,7 +13,7 @@ import { bearer, ids, json, startServer, type TestServer } from './harness';
 import { officialClient } from './official-client';
 
 const account = ids.account;
-const OTHER_ACCOUNT = '5a7805061c76ada191ed06f989cc3dac';
+const OTHER_ACCOUNT = '5a7805061c76ada191ed06f989cc3dac' as typeof account;
 let server: TestServer;
 
 /** wrangler's hash of a file: BLAKE3 over its base64 and extension, 32 hex digits. */
@@ -92,7 +92,7 @@ describe('an upload session', () => {
     expect(completion.split('.')).toHaveLength(3);
     // The upload token is not a completion token, nor the other way round.
     expect(await uploadAssetsOnly('site', session.body.result.jwt)).toMatchObject({ status: 400, body: { errors: [{ code: 10021 }] } });
-    expect((await upload(completion, [{ hash: first!, content: byHash.get(first!)! }])).status).toBe(401);
+    expect((await upload(completion, [{ hash: first!, content: byHash.get(first!)! }])).status).toBe(403);
     expect((await uploadAssetsOnly('site', completion, { html_handling: 'drop-trailing-slash', not_found_handling: '404-page' })).status).toBe(200);
     const version = (await server.store.workers.getScript(account, 'site'))!.latest;
     expect(await server.store.workers.versionAssets(account, 'site', version.id)).toEqual({
@@ -138,18 +138,18 @@ describe('refused', () => {
     ];
     for (const [what, token, says] of cases) {
       const answer = await upload(token, part);
-      expect({ what, status: answer.status, code: answer.body.errors[0]!.code }).toEqual({ what, status: 401, code: 10000 });
+      expect({ what, status: answer.status, code: answer.body.errors[0]!.code }).toEqual({ what, status: 403, code: 10000 });
       expect(answer.body.errors[0]!.message).toContain(says);
     }
     // Another account in the path than the token's.
     const elsewhere = await upload(jwt, part, OTHER_ACCOUNT);
-    expect(elsewhere.status).toBe(401);
+    expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.errors[0]!.message).toContain('another account');
     // An API token is not an upload token.
     const apiToken = await server.fetch(`/accounts/${account}/workers/assets/upload?base64=true`, { method: 'POST', headers: bearer(), body: new FormData() });
-    expect(apiToken.status).toBe(401);
+    expect(apiToken.status).toBe(403);
     const none = await server.fetch(`/accounts/${account}/workers/assets/upload?base64=true`, { method: 'POST', body: new FormData() });
-    expect(none.status).toBe(401);
+    expect(none.status).toBe(403);
     // A completion token of one script does not give another its files.
     const done = await openSession('guarded', {});
     const stolen = await uploadAssetsOnly('not-guarded', done.body.result.jwt);

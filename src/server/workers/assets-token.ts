@@ -19,7 +19,7 @@ const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/;
 
 export async function authenticateAssetsUpload(req: IncomingMessage & AssetsUploadRequest & { principal?: Principal }, store: Store): Promise<void> {
   const match = BEARER.exec(String(req.headers.authorization ?? '').trim());
-  if (!match) throw ApiError.of(401, Codes.authentication, 'Authentication error: an assets upload is authorized by its upload session token (Authorization: Bearer <jwt>)');
+  if (!match) throw ApiError.of(403, Codes.authentication, 'Authentication error: an assets upload is authorized by its upload session token (Authorization: Bearer <jwt>)');
   const session = await store.workers.assetUploadSession(match[1]!);
   req.assetsSession = session;
   req.principal = { name: `assets upload session ${session.id}`, email: null, scope: { accounts: new Set([session.account_id]), zones: new Set() } };
