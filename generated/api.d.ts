@@ -2334,10 +2334,22 @@ export interface paths {
         };
         /**
          * Get a worker's cron triggers
-         * @description Always none: cron triggers are not run by this platform.
+         * @description The script's cron triggers, oldest first. Each fires the `scheduled` handler of the version the
+         *     script's deployment serves, at every minute (UTC) its expression names.
          */
         get: operations["getWorkerSchedules"];
-        put?: never;
+        /**
+         * Replace a worker's cron triggers
+         * @description Replaces the whole set of the script's cron triggers (`[]` removes them all); an expression
+         *     listed twice is kept once, and one already set keeps its `created_on`. Each expression has five
+         *     fields (minute hour day-of-month month day-of-week, read in UTC) with the platform's syntax:
+         *     `* , - /` in every field, month names `JAN`-`DEC`, weekdays `1`-`7` (1 = Sunday) or `SUN`-`SAT`,
+         *     `L`, `LW` and `<day>W` in the day of month, `<day>L` and `<day>#<n>` in the day of week. An
+         *     expression outside that syntax is refused with 10100 naming it and what is wrong; an account
+         *     holds at most 250 cron triggers over all its scripts (the platform's paid limit), 10072 past
+         *     that. A refused request changes nothing.
+         */
+        put: operations["updateWorkerSchedules"];
         post?: never;
         delete?: never;
         options?: never;
@@ -4999,17 +5011,38 @@ export interface components {
                 [key: string]: components["schemas"]["WorkerSecret"];
             };
         };
-        /** @description The script's cron triggers (none can be set here). */
+        /** @description One cron trigger of a script. */
+        WorkerSchedule: {
+            /**
+             * @description The expression as it was sent (what the worker's `controller.cron` says).
+             * @example *\/5 * * * *
+             */
+            cron: string;
+            /**
+             * Format: date-time
+             * @description When the expression was first set on the script.
+             */
+            created_on: string;
+            /**
+             * Format: date-time
+             * @description When it was last set.
+             */
+            modified_on: string;
+        };
+        /** @description The script's cron triggers. */
         WorkerSchedules: {
-            /** @description Always empty. */
-            schedules: {
-                [key: string]: unknown;
-            }[];
+            /** @description Oldest first. */
+            schedules: components["schemas"]["WorkerSchedule"][];
         };
         /** @description Envelope whose result is the script's cron triggers. */
         WorkerSchedulesEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WorkerSchedules"];
         };
+        /** @description Every cron trigger the script is to have (the set is replaced whole; `[]` removes all). */
+        WorkerSchedulesPut: {
+            /** @description A cron expression (five fields, UTC). */
+            cron: string;
+        }[];
         /** @description What else uses the script (nothing can, here). */
         WorkerReferences: {
             /** @description Service bindings to it. */
@@ -5355,7 +5388,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215). */
+        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215), a cron expression the platform does not accept (10100), more cron triggers than the account may hold (10072). */
         WorkerBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -10293,6 +10326,46 @@ export interface operations {
             400: components["responses"]["WorkerBadRequest"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    updateWorkerSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerSchedulesPut"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSchedulesEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkerReferences: {

@@ -53,6 +53,8 @@ export interface DeployedScript {
   workers_dev: boolean;
   /** The current deployment's versions, with percentages adding up to 100. */
   versions: { percentage: number; version: DeployedVersion }[];
+  /** The script's cron triggers (none when absent). */
+  crons?: string[];
 }
 
 export interface DeployedZone {

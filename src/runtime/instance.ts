@@ -11,7 +11,14 @@ import type { VersionAssets } from './assets/version-assets';
 import type { DeployedVersion } from './deployed';
 import { CF_BLOB_HEADER, PROTO_HEADER, proxy, type RunRequest } from './proxy';
 import { versionConfig } from './workerd/config';
-import { startWorkerd, type WorkerdProcess } from './workerd/process';
+import { startWorkerd, type LogEntry, type WorkerdProcess } from './workerd/process';
+
+/** What running a cron trigger's `scheduled` handler came to. */
+export type ScheduledResult =
+  | { result: 'ok'; version: string }
+  /** The version has no `scheduled` handler: nothing ran. */
+  | { result: 'no-handler'; version: string }
+  | { result: 'exception' | 'exceeded-resources'; version: string; error?: string };
 
 /** What running one request came to. */
 export type RunResult =
@@ -42,6 +49,10 @@ const HEAP_MIB = 128;
 export const WAIT_UNTIL_MS = 30_000;
 /** How long a failed request waits for workerd's log line of its exception. */
 const EXCEPTION_WINDOW_MS = 250;
+/** The platform's wall-time limit of a cron trigger's run (15 minutes). */
+const SCHEDULED_WALL_MS = 15 * 60_000;
+/** What workerd says of a worker without a `scheduled` handler. */
+const NO_SCHEDULED_HANDLER = /does not export a scheduled\(\) function|lack a handler for ScheduledEvents/;
 
 let counter = 0;
 
@@ -55,6 +66,7 @@ interface Generation {
   process: WorkerdProcess;
   socketPath: string;
   probeSocketPath: string;
+  triggerSocketPath: string;
   agent: http.Agent;
   inFlight: number;
   /** Set when the runtime cut the process off for its CPU time. */
@@ -128,6 +140,8 @@ export class VersionInstance {
     const socketPath = path.join(this.#context.directory, `${name}.sock`);
     const probeSocketPath = path.join(this.#context.directory, `${name}.probe`);
     rmSync(probeSocketPath, { force: true });
+    const triggerSocketPath = path.join(this.#context.directory, `${name}.trigger`);
+    rmSync(triggerSocketPath, { force: true });
     const configFile = path.join(this.#context.directory, `${name}.capnp`);
     rmSync(socketPath, { force: true });
     let config: string;
@@ -136,6 +150,7 @@ export class VersionInstance {
         version: this.#version,
         socketPath,
         probeSocketPath,
+        triggerSocketPath,
         bucketSocketPath: this.#context.bucketSocketPath,
         assetsSocketPath: this.#context.assetsSocketPath,
         grantHeader: this.#context.grantHeader,
@@ -153,6 +168,7 @@ export class VersionInstance {
     const generation: Generation = {
       socketPath,
       probeSocketPath,
+      triggerSocketPath,
       agent: new http.Agent({ keepAlive: true, maxSockets: 256 }),
       inFlight: 0,
       exceeded: false,
@@ -161,7 +177,7 @@ export class VersionInstance {
         configFile,
         cwd: this.#context.directory,
         env: { ...this.#secrets },
-        sockets: 2,
+        sockets: 3,
         onLog: (entry) => this.#onLog(entry),
         onExit: (code, signal) => this.#onExit(generation, code, signal),
       }),
@@ -202,20 +218,31 @@ export class VersionInstance {
 
   readonly #exceptionWaiters: (() => void)[] = [];
 
-  #onLog(entry: { level: string; message: string }): void {
-    const uncaught = /Uncaught exception: .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
-    if (uncaught) {
-      this.#lastException = { message: uncaught[1]!.split('\nstack:')[0]!.trim(), at: Date.now() };
-      for (const wake of this.#exceptionWaiters.splice(0)) wake();
+  #onLog(entry: LogEntry): void {
+    // workerd's own informational lines (`--verbose`) are read for what they say of exceptions
+    // (a `scheduled` handler's are told nowhere else), never passed on to the log.
+    if (entry.source !== undefined && (entry.level === 'info' || entry.level === 'debug')) {
+      const exception = /^uncaught exception; exception = .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
+      if (exception) this.#noteException(exception[1]!.split('\nstack:')[0]!.trim());
+      return;
     }
+    if (entry.source === undefined && NO_SCHEDULED_HANDLER.test(entry.message)) return;
+    const uncaught = /Uncaught exception: .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
+    if (uncaught) this.#noteException(uncaught[1]!.split('\nstack:')[0]!.trim());
     const message = uncaught ? `Uncaught ${this.#lastException!.message}` : entry.message;
     this.#context.log({ script: this.#script, version: this.#version.id, level: entry.level, message });
+  }
+
+  #noteException(message: string): void {
+    this.#lastException = { message, at: Date.now() };
+    for (const wake of this.#exceptionWaiters.splice(0)) wake();
   }
 
   #onExit(generation: Generation, code: number | null, signal: NodeJS.Signals | null): void {
     generation.agent.destroy();
     rmSync(generation.socketPath, { force: true });
     rmSync(generation.probeSocketPath, { force: true });
+    rmSync(generation.triggerSocketPath, { force: true });
     this.#generations.delete(generation);
     if (this.#current === generation) {
       this.#current = undefined;
@@ -249,6 +276,49 @@ export class VersionInstance {
       if (generation.exceeded) return { result: 'exceeded-resources', version, error: 'the worker exceeded its CPU time', written: outcome.written };
       const ended = generation.process.ended;
       return { result: ended ? 'exceeded-resources' : 'exception', version, error: outcome.error, written: outcome.written };
+    } finally {
+      generation.inFlight--;
+      if (this.#retired) this.#stopWhenIdle();
+    }
+  }
+
+  /**
+   * Runs the version's `scheduled` handler for a cron trigger (`scheduledTime` in ms), through the
+   * process's trigger service; counted as a request in flight (the CPU limit, retirement).
+   */
+  async scheduled(cron: string, scheduledTime: number): Promise<ScheduledResult> {
+    const version = this.#version.id;
+    let generation: Generation;
+    try {
+      generation = await this.#generation();
+    } catch (error) {
+      return { result: 'exception', version, error: (error as Error).message };
+    }
+    generation.inFlight++;
+    const started = Date.now();
+    try {
+      let answer: { outcome?: unknown };
+      try {
+        answer = await trigger(generation.triggerSocketPath, cron, scheduledTime);
+      } catch (error) {
+        if (generation.exceeded || generation.process.ended) return { result: 'exceeded-resources', version, error: generation.exceeded ? 'the worker exceeded its CPU time' : (error as Error).message };
+        return { result: 'exception', version, error: (error as Error).message };
+      }
+      switch (answer.outcome) {
+        case 'ok':
+          return { result: 'ok', version };
+        case 'exceededCpu':
+          return { result: 'exceeded-resources', version, error: 'the worker exceeded its CPU time' };
+        case 'exceededMemory':
+          return { result: 'exceeded-resources', version, error: 'the worker exceeded its memory' };
+        case 'exception': {
+          const error = await this.#exceptionSince(started);
+          if (error !== undefined && NO_SCHEDULED_HANDLER.test(error)) return { result: 'no-handler', version };
+          return { result: 'exception', version, ...(error === undefined ? {} : { error }) };
+        }
+        default:
+          return { result: 'exception', version, error: `the runtime answered ${String(answer.outcome)}` };
+      }
     } finally {
       generation.inFlight--;
       if (this.#retired) this.#stopWhenIdle();
@@ -306,3 +376,25 @@ export class VersionInstance {
 }
 
 export type { Generation };
+
+/** One call of a process's trigger service: workerd's outcome of the `scheduled` handler. */
+function trigger(socketPath: string, cron: string, scheduledTime: number): Promise<{ outcome?: unknown }> {
+  const query = new URLSearchParams({ cron, time: String(scheduledTime) });
+  return new Promise((resolve, reject) => {
+    const request = http.request({ socketPath, method: 'POST', path: `/?${query}`, agent: false, timeout: SCHEDULED_WALL_MS }, (answer) => {
+      const chunks: Buffer[] = [];
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.on('error', reject);
+      answer.on('end', () => {
+        try {
+          resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as { outcome?: unknown });
+        } catch {
+          reject(new Error(`the runtime answered ${answer.statusCode} without an outcome`));
+        }
+      });
+    });
+    request.on('timeout', () => request.destroy(new Error(`the scheduled handler ran past the platform's ${SCHEDULED_WALL_MS / 60_000} minutes`)));
+    request.on('error', reject);
+    request.end();
+  });
+}

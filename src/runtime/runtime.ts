@@ -14,7 +14,7 @@ import { cachedReader } from './assets/content-cache';
 import { AssetsService } from './assets/service';
 import { VersionAssets, type AssetReader } from './assets/version-assets';
 import type { DeployedVersion, DeployedWorkers } from './deployed';
-import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult } from './instance';
+import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult, type ScheduledResult } from './instance';
 import type { RunRequest } from './proxy';
 import { CpuWatchdog } from './watchdog';
 import { workerdBinary } from './workerd/binary';
@@ -191,6 +191,20 @@ export class WorkersRuntime {
     }
     this.#watchdog.wake();
     return choice.instance!.run(request);
+  }
+
+  /**
+   * Runs the `scheduled` handler of the script's deployment (a version picked by its
+   * percentages, as requests are) for a cron trigger; undefined when nothing of it is deployed here.
+   */
+  async scheduled(account: string, script: string, cron: string, scheduledTime: number): Promise<ScheduledResult | undefined> {
+    const choices = this.#table.get(`${account}/${script}`);
+    if (!choices) return undefined;
+    const choice = pick(choices);
+    // An assets-only version has no worker, so no handler.
+    if (choice.instance === undefined) return { result: 'no-handler', version: choice.versionId };
+    this.#watchdog.wake();
+    return choice.instance.scheduled(cron, scheduledTime);
   }
 
   /** Stops every version now, then the bucket service. */

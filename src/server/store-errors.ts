@@ -14,6 +14,7 @@ import {
   StoreError,
   StoreFullError,
   StoreUnavailableError,
+  TooManyCronTriggersError,
   VersionMismatchError,
   WorkerRouteExistsError,
   WorkersSubdomainTakenError,
@@ -56,6 +57,9 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
     return error.kind === 'token' ? ApiError.of(403, Codes.authentication, `Authentication error: ${error.message}`) : badRequest(`${error.message}.`, WorkerCodes.invalid);
   }
   if (error instanceof WorkerVersionNotDeployedError) return badRequest(`${error.message}.`, WorkerCodes.latestNotDeployed);
+  if (error instanceof TooManyCronTriggersError) {
+    return badRequest(`This account has reached the limit of ${error.limit} cron triggers per account: the account would hold ${error.count}.`, WorkerCodes.tooManyCrons);
+  }
   if (error instanceof EntryPointExistsError) {
     return badRequest(
       `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,

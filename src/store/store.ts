@@ -7,6 +7,7 @@ import type {
   WorkerModuleRef,
   WorkerRoute,
   WorkerRouteInput,
+  WorkerSchedule,
   WorkerScript,
   WorkerScriptSettings,
   WorkerVersion,
@@ -293,6 +294,14 @@ export interface WorkersRepository {
   /** Throws WorkersSubdomainTakenError when another account has it. */
   setSubdomain(accountId: string, subdomain: string): Promise<string>;
   deleteSubdomain(accountId: string): Promise<void>;
+  /** The script's cron triggers in the order they were set; null when the script does not exist. */
+  listSchedules(accountId: string, name: string): Promise<WorkerSchedule[] | null>;
+  /**
+   * Replaces the script's cron triggers with `crons` (checked expressions, each once): one kept
+   * keeps its `created_on`. NotFoundError when the script does not exist; TooManyCronTriggersError
+   * when the account's scripts would hold more than `limit` in all.
+   */
+  replaceSchedules(accountId: string, name: string, crons: string[], limit: number): Promise<WorkerSchedule[]>;
   /**
    * Opens a static assets upload for the script: the manifest kept for a version to name, and the
    * hashes the account does not hold yet in buckets to upload, with an upload token (a completion

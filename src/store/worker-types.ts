@@ -199,6 +199,15 @@ export interface DeployedScript {
   deployment_id: string;
   /** The current deployment's versions and shares (percentages adding up to 100). */
   versions: (DeploymentVersion & { version: DeployedVersion })[];
+  /** The script's cron triggers, as written (checked when they were set). */
+  crons: string[];
+}
+
+/** A cron trigger of a script. */
+export interface WorkerSchedule {
+  cron: string;
+  created_on: string;
+  modified_on: string;
 }
 
 export interface DeployedZone {
@@ -231,6 +240,12 @@ export interface DeployedWorkersReader {
    * serve what it cannot open. Resolves at once when no secret is stored.
    */
   checkSecretsKey(): Promise<void>;
+  /**
+   * Claims the run of a script's cron trigger at a minute (ms since the epoch, a whole minute):
+   * true for the first caller only, on every instance sharing the database. Claims older than a
+   * day are dropped on the way.
+   */
+  claimScheduledRun(accountId: string, script: string, cron: string, minute: number): Promise<boolean>;
   /** An asset's bytes and content type, by the account that holds them and its hash; null when it holds none. */
   assetContent(accountId: string, hash: string): Promise<{ bytes: Uint8Array; content_type: string | null } | null>;
 }

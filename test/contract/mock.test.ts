@@ -346,6 +346,8 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
         }),
       ),
     getWorkerSchedules: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script } })),
+    updateWorkerSchedules: () =>
+      unwrap(api.PUT('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script }, body: [{ cron: '*/5 * * * *' }, { cron: '0 9 * * MON-FRI' }] })),
     getWorkerReferences: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/references', { params: { path: script } })),
     listWorkerTailProducers: () => unwrap(api.GET('/accounts/{account_id}/workers/tails/by-consumer/{script_name}', { params: { path: script } })),
     getWorkerService: () =>
@@ -404,7 +406,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(126);
+    expect(operations).toHaveLength(127);
   });
 
   for (const op of operations) {

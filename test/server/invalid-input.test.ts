@@ -361,6 +361,7 @@ function workerRequests(pro: ProZoneIds) {
     deleteWorkerSecret: { params: { ...secrets, secret_name: 'SWEEP_SECRET' }, query: { url_encoded: true } },
     updateWorkerSecrets: { params: secrets, body: { secrets: { BULK_SECRET: { name: 'BULK_SECRET', text: 'bulk', type: 'secret_text' as const } } } },
     getWorkerSchedules: { params: script },
+    updateWorkerSchedules: { params: script, body: [{ cron: '*/5 * * * *' }] },
     getWorkerReferences: { params: script },
     listWorkerTailProducers: { params: script },
     getWorkerService: { params: { account_id, service_name: SWEEP_SCRIPT } },

@@ -4,6 +4,12 @@
  * nothing else: no disk service, no other script, the buckets of its bindings through the
  * platform's bucket service, secrets from the process's own environment (never written to a
  * file), and outbound `fetch` to the network.
+ *
+ * Beside the worker, a small service of the platform's own (`trigger`) runs its cron triggers:
+ * on its own socket (in the runtime's private directory, never the edge's), it calls the
+ * worker's `scheduled` handler through a service binding (`Fetcher.scheduled()`, workerd's
+ * `service_binding_extra_handlers`) and answers the outcome. The worker has no binding to it and
+ * gains nothing it could reach.
  */
 import type { DeployedModule, DeployedVersion } from '../deployed';
 import { data, list, text } from './capnp-text';
@@ -14,6 +20,8 @@ export interface VersionConfig {
   socketPath: string;
   /** Where the process answers the runtime's probe, on the thread the worker runs on. */
   probeSocketPath: string;
+  /** Where the process takes the platform's cron triggers for the worker. */
+  triggerSocketPath: string;
   /** The bucket service (HTTP over a Unix socket). */
   bucketSocketPath: string;
   /** The assets service (HTTP over a Unix socket). */
@@ -30,6 +38,18 @@ export interface VersionConfig {
   /** V8's heap limit for the worker, in MiB (the platform's memory limit). */
   heapMiB: number;
 }
+
+/**
+ * The trigger service: `POST /?cron=...&time=<ms>` runs the worker's `scheduled` handler and
+ * answers workerd's outcome (`{ outcome, noRetry }`).
+ */
+const TRIGGER_MODULE = `export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const result = await env.WORKER.scheduled({ cron: url.searchParams.get('cron') ?? '', scheduledTime: new Date(Number(url.searchParams.get('time'))) });
+    return Response.json(result);
+  },
+};`;
 
 /** Thrown for a version workerd cannot be given as it is. */
 export class VersionConfigError extends Error {
@@ -114,12 +134,14 @@ const config :Workerd.Config = (
   services = [
     (name = "worker", worker = (${worker.join(', ')})),
     (name = "probe", worker = (modules = [(name = "probe.js", esModule = "export default { fetch: () => new Response(null, { status: 204 }) };")], compatibilityDate = "2024-01-01", globalOutbound = "none")),
+    (name = "trigger", worker = (modules = [(name = "trigger.js", esModule = ${text(TRIGGER_MODULE)})], compatibilityDate = "2024-01-01", compatibilityFlags = ["service_binding_extra_handlers"], bindings = [(name = "WORKER", service = "worker")], globalOutbound = "none")),
     (name = "none", network = (allow = [])),
     ${[...bucketServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
   ],
   sockets = [
     (name = "edge", address = ${text(`unix:${config.socketPath}`)}, http = (cfBlobHeader = ${text(config.cfBlobHeader)}, forwardedProtoHeader = ${text(config.protoHeader)}), service = "worker"),
     (name = "probe", address = ${text(`unix:${config.probeSocketPath}`)}, http = (), service = "probe"),
+    (name = "trigger", address = ${text(`unix:${config.triggerSocketPath}`)}, http = (), service = "trigger"),
   ],
   v8Flags = [${text(`--max-old-space-size=${config.heapMiB}`)}],
   logging = (structuredLogging = true),

@@ -12,6 +12,7 @@ import { checkScriptName, checkUpload, WorkerCodes } from '../workers/upload';
 import { deploymentView, routeView, scriptView, servingVersionId, versionView } from '../workers/views';
 import { patternHost, requirePatternInZone } from '../workers/route-patterns';
 import { requireAccount } from './access';
+import { checkedCrons, MAX_CRON_TRIGGERS_PER_ACCOUNT } from '../workers/schedules';
 
 type WorkerOperation =
   | 'listWorkerScripts'
@@ -38,6 +39,7 @@ type WorkerOperation =
   | 'deleteWorkerSecret'
   | 'updateWorkerSecrets'
   | 'getWorkerSchedules'
+  | 'updateWorkerSchedules'
   | 'getWorkerReferences'
   | 'listWorkerTailProducers'
   | 'getWorkerService'
@@ -332,8 +334,16 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   },
 
   getWorkerSchedules: async (context) => {
-    await existingScript(context);
-    return { result: { schedules: [] } };
+    const { account, name } = await scriptPath(context);
+    const schedules = await context.store.workers.listSchedules(account, name);
+    if (schedules === null) throw workerNotFound(name);
+    return { result: { schedules } };
+  },
+
+  updateWorkerSchedules: async (context) => {
+    const { account, name } = await scriptPath(context);
+    const crons = checkedCrons(context.body.map((schedule) => schedule.cron));
+    return { result: { schedules: await context.store.workers.replaceSchedules(account, name, crons, MAX_CRON_TRIGGERS_PER_ACCOUNT) } };
   },
 
   getWorkerReferences: async (context) => {

@@ -26,6 +26,10 @@ export const WorkerCodes = {
   bindingWithoutName: 10052,
   bindingTooLarge: 10054,
   latestNotDeployed: 10215,
+  /** An account's cron triggers over the limit ("workers.api.error.too_many_crons"). */
+  tooManyCrons: 10072,
+  /** A cron expression the platform does not accept ("invalid cron string"). */
+  invalidCron: 10100,
 } as const;
 
 /** The platform's limit on a worker's modules, gzip-compressed (paid plans). */

@@ -303,6 +303,28 @@ export interface WorkerRoutesTable {
   created_on: string;
 }
 
+/** A cron trigger of a script: each expression once per script, kept in the order it was set. */
+export interface WorkerSchedulesTable {
+  account_id: string;
+  script_name: string;
+  /** The expression as it was sent. */
+  cron: string;
+  /** Its place in the set the last replacement sent. */
+  position: number;
+  created_on: string;
+  modified_on: string;
+}
+
+/** A run of a cron trigger one instance claimed: (script, expression, minute) fires once however many instances share the database. */
+export interface WorkerScheduleRunsTable {
+  account_id: string;
+  script_name: string;
+  cron: string;
+  /** The minute it fired for (ISO 8601, UTC). */
+  minute: string;
+  claimed_on: string;
+}
+
 /** An asset's bytes (base64) by its hash as wrangler computes it, per account: versions naming the same hash share one row. */
 export interface WorkerAssetContentsTable {
   account_id: string;
@@ -364,6 +386,8 @@ export interface Database {
   worker_subdomains: WorkerSubdomainsTable;
   worker_routes: WorkerRoutesTable;
   worker_changes: WorkerChangesTable;
+  worker_schedules: WorkerSchedulesTable;
+  worker_schedule_runs: WorkerScheduleRunsTable;
   worker_asset_contents: WorkerAssetContentsTable;
   worker_asset_sessions: WorkerAssetSessionsTable;
   worker_version_assets: WorkerVersionAssetsTable;

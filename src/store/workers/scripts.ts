@@ -262,6 +262,7 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
         await existing(ctx.db, accountId, name);
         await dropScriptAssets(ctx, accountId, name);
         await ctx.db.deleteFrom('worker_deployments').where('account_id', '=', accountId).where('script_name', '=', name).execute();
+        await ctx.db.deleteFrom('worker_schedules').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_versions').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_scripts').where('account_id', '=', accountId).where('name', '=', name).execute();
         // Routes of the account's zones that ran it no longer run anything.
