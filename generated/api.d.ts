@@ -2599,6 +2599,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/accounts/{account_id}/workers/scripts/{script_name}/assets-upload-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start uploading a worker's static assets
+         * @description Opens an upload of static assets for a version of the script (the script need not exist yet):
+         *     the manifest maps each path (`/index.html`) to the file's hash (wrangler's: the first 32 hex
+         *     digits of BLAKE3 over the file's base64 and its extension) and size. The answer names the
+         *     hashes the account does not hold yet, in `buckets` (one upload request each), and a JWT that
+         *     authorizes those uploads for an hour; when the account holds every file already, `buckets` is
+         *     empty and the JWT is the completion token a version's upload names. At most 20,000 files, each
+         *     at most 25 MiB (10021 otherwise).
+         */
+        post: operations["createWorkerAssetsUploadSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/assets/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload static assets of an upload session
+         * @description One bucket of an upload session: a multipart form with one part per file, named by its hash,
+         *     its content base64-encoded (`base64=true`, required) and its `Content-Type` the one the asset
+         *     is served with (`application/null`: none). Authorized by the session's JWT as
+         *     `Authorization: Bearer <jwt>`, not by an API token: a token of another account, script or
+         *     session, or an expired one, answers 403 (10000, as for an unknown API token). Each file must be one the session asked for,
+         *     and its content must match its hash and size (10021). The upload that completes the session
+         *     answers the completion token in `jwt`; the others answer no `jwt`.
+         */
+        post: operations["uploadWorkerAssets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/accounts/{account_id}/workers/subdomain": {
         parameters: {
             query?: never;
@@ -5227,6 +5296,40 @@ export interface components {
         WorkersSubdomainEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WorkersSubdomain"];
         };
+        /** @description An assets upload session's request. */
+        WorkerAssetsManifest: {
+            /** @description Each path (starting with `/`) to its file's hash and size. */
+            manifest: {
+                [key: string]: {
+                    /** @description The first 32 hex digits of BLAKE3 over the file's content in base64 followed by its extension (without the dot). */
+                    hash: string;
+                    /** @description The file's size in bytes (at most 25 MiB). */
+                    size: number;
+                };
+            };
+        };
+        /** @description An assets upload session. */
+        WorkerAssetsUploadSession: {
+            /** @description The token that authorizes the uploads, or the completion token when nothing is to upload. */
+            jwt: string;
+            /** @description Hashes still to upload, one upload request per bucket. */
+            buckets: string[][];
+        };
+        /** @description Envelope whose result is an assets upload session. */
+        WorkerAssetsUploadSessionEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerAssetsUploadSession"];
+        };
+        /** @description One part per file, named by its hash, its content base64-encoded. */
+        WorkerAssetsUploadForm: {
+            [key: string]: string;
+        };
+        /** @description Envelope of an assets upload; its result carries the completion token once the session is complete. */
+        WorkerAssetsUploadEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                /** @description The completion token, for the version's upload (`metadata.assets.jwt`); absent until every file of the session is held. */
+                jwt?: string;
+            };
+        };
         /** @description A zone's route: requests whose URL matches the pattern run the script. */
         WorkerRoute: {
             id: components["schemas"]["Identifier"];
@@ -5430,6 +5533,15 @@ export interface components {
         };
         /** @description The script already has 10 tails, the most it may have at once (code 10057). */
         TooManyTails: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The upload token is missing or not valid here (code 10000): another signature, account, script or session, or past its hour. */
+        AssetsTokenRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -10730,6 +10842,83 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+        };
+    };
+    createWorkerAssetsUploadSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerAssetsManifest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerAssetsUploadSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    uploadWorkerAssets: {
+        parameters: {
+            query: {
+                /** @description The parts' contents are base64 (the only form served). */
+                base64: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["WorkerAssetsUploadForm"];
+            };
+        };
+        responses: {
+            /** @description The files are kept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerAssetsUploadEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["AssetsTokenRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkersSubdomain: {

@@ -12,6 +12,8 @@ import { StoreUnavailableError } from '../store';
 export interface DeploymentsReader {
   changeMarker(): Promise<number>;
   snapshot(): Promise<DeployedWorkers & { marker: number }>;
+  /** A static asset's bytes, by the account holding them and its hash. */
+  assetContent(accountId: string, hash: string): Promise<{ bytes: Uint8Array; content_type: string | null } | null>;
   /** Claims a cron trigger's run at a minute: true for one caller only, on every instance sharing the store. */
   claimScheduledRun(accountId: string, script: string, cron: string, minute: number): Promise<boolean>;
 }

@@ -95,6 +95,7 @@ export async function startEdgeComponent(options: EdgeComponentOptions): Promise
       // a platform logging warnings only still says why a worker failed.
       log: ({ script, version, level, message }) => logger[level === 'error' || level === 'fatal' ? 'error' : level === 'warn' ? 'warn' : 'info']({ script, version, level }, `worker: ${message}`),
       report: options.report,
+      assetContent: (account, hash) => options.deployments.assetContent(account, hash),
       ...(options.onTraces ? { onTraces: options.onTraces } : {}),
     });
     const running = runtime;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import type { VersionAssets } from './assets/version-assets';
 import type { DeployedVersion } from './deployed';
 import { CF_BLOB_HEADER, PROTO_HEADER, proxy, type RunRequest } from './proxy';
 import { exceededEvent } from './tails/exceeded';
@@ -32,8 +33,12 @@ export interface InstanceContext {
   /** The runtime's private directory (sockets, configuration files). */
   directory: string;
   bucketSocketPath: string;
+  /** The assets service (the `assets` binding). */
+  assetsSocketPath: string;
   grantHeader: string;
   grant(account: string, bucket: string): string;
+  /** A grant to one version's assets. */
+  grantAssets(assets: VersionAssets): string;
   revoke(tokens: string[]): void;
   /** One line of the worker's log. */
   log(entry: { script: string; version: string; level: string; message: string }): void;
@@ -103,7 +108,7 @@ export class VersionInstance {
   readonly #id = ++counter;
   #restarts = 0;
 
-  constructor(context: InstanceContext, account: string, script: string, version: DeployedVersion, traced = false) {
+  constructor(context: InstanceContext, account: string, script: string, version: DeployedVersion, assets?: VersionAssets, traced = false) {
     this.key = instanceKey(account, script, version, traced);
     this.#traceGrant = traced ? context.traceGrant({ account, script, version: version.id }) : undefined;
     this.#context = context;
@@ -113,6 +118,8 @@ export class VersionInstance {
     let secret = 0;
     for (const binding of version.bindings) {
       if (binding.type === 'r2_bucket') this.#grants.set(binding.name, context.grant(account, binding.bucket_name));
+      // An assets binding on a version without assets is refused at upload; none is granted here.
+      if (binding.type === 'assets' && assets !== undefined) this.#grants.set(binding.name, context.grantAssets(assets));
       if (binding.type === 'secret_text') {
         const variable = `SECRET_${secret++}`;
         this.#secretVariables.set(binding.name, variable);
@@ -158,6 +165,7 @@ export class VersionInstance {
         probeSocketPath,
         triggerSocketPath,
         bucketSocketPath: this.#context.bucketSocketPath,
+        assetsSocketPath: this.#context.assetsSocketPath,
         grantHeader: this.#context.grantHeader,
         grants: this.#grants,
         secretVariables: this.#secretVariables,

@@ -10,7 +10,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BucketCatalogue } from '../bucket';
 import { BucketService, GRANT_HEADER } from './bucket-service/service';
-import type { DeployedWorkers } from './deployed';
+import { cachedReader } from './assets/content-cache';
+import { AssetsService } from './assets/service';
+import { VersionAssets, type AssetReader } from './assets/version-assets';
+import type { DeployedVersion, DeployedWorkers } from './deployed';
 import { instanceKey, VersionInstance, WAIT_UNTIL_MS, type InstanceContext, type RunResult, type ScheduledResult } from './instance';
 import type { RunRequest } from './proxy';
 import { TraceSink, type Traces } from './tails/trace-sink';
@@ -30,11 +33,19 @@ export interface WorkersRuntimeOptions {
   waitUntilMs?: number;
   /** The traces of tailed scripts' invocations (see `trace`), by the account, script and version that produced them. */
   onTraces?: (traces: Traces) => void;
+  /** Static assets' bytes by account and hash (the store's); cached here. */
+  assetContent?: AssetReader;
 }
 
+/** Bytes of assets kept in memory. */
+const ASSET_CACHE_BYTES = 64 * 1024 * 1024;
+
+/** One version of a script's deployment: its worker's process (none for assets only) and its assets. */
 interface Choice {
   percentage: number;
-  instance: VersionInstance;
+  versionId: string;
+  instance: VersionInstance | undefined;
+  assets: VersionAssets | undefined;
 }
 
 export class WorkersRuntime {
@@ -42,6 +53,8 @@ export class WorkersRuntime {
   readonly #directory: string;
   readonly #bucketService: BucketService;
   readonly #traceSink: TraceSink;
+  readonly #assetsService: AssetsService;
+  readonly #readAsset: AssetReader;
   readonly #context: InstanceContext;
   readonly #watchdog: CpuWatchdog;
   /** What serves each script now, by `<account>/<script>`. */
@@ -57,18 +70,25 @@ export class WorkersRuntime {
   /** The scripts being tailed, by `<account>/<script>`: their versions run with the platform's tail worker. */
   readonly #traced = new Set<string>();
 
-  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService, traceSink: TraceSink) {
+  private constructor(options: WorkersRuntimeOptions, directory: string, bucketService: BucketService, assetsService: AssetsService, traceSink: TraceSink) {
     this.#options = options;
     this.#directory = directory;
     this.#bucketService = bucketService;
+    this.#assetsService = assetsService;
     this.#traceSink = traceSink;
+    this.#readAsset = cachedReader(options.assetContent ?? (async () => null), ASSET_CACHE_BYTES);
     this.#context = {
       binary: workerdBinary(),
       directory,
       bucketSocketPath: path.join(directory, 'buckets.sock'),
+      assetsSocketPath: path.join(directory, 'assets.sock'),
       grantHeader: GRANT_HEADER,
       grant: (account, bucket) => bucketService.grant(account, bucket),
-      revoke: (tokens) => bucketService.revoke(tokens),
+      grantAssets: (assets) => assetsService.grant(assets),
+      revoke: (tokens) => {
+        bucketService.revoke(tokens);
+        assetsService.revoke(tokens);
+      },
       log: options.log,
       report: options.report,
       traceSocketPath: path.join(directory, 'traces.sock'),
@@ -83,16 +103,18 @@ export class WorkersRuntime {
   static async start(options: WorkersRuntimeOptions): Promise<WorkersRuntime> {
     const directory = mkdtempSync(path.join(tmpdir(), 'edge-'));
     const bucketService = new BucketService(options.catalogue, options.report);
+    const assetsService = new AssetsService(GRANT_HEADER, options.report);
     const traceSink = new TraceSink((traces) => options.onTraces?.(traces), options.report);
     try {
       await bucketService.listen(path.join(directory, 'buckets.sock'));
+      await assetsService.listen(path.join(directory, 'assets.sock'));
       await traceSink.listen(path.join(directory, 'traces.sock'));
     } catch (error) {
-      await Promise.allSettled([bucketService.close(), traceSink.close()]);
+      await Promise.allSettled([bucketService.close(), assetsService.close(), traceSink.close()]);
       rmSync(directory, { recursive: true, force: true });
       throw error;
     }
-    return new WorkersRuntime(options, directory, bucketService, traceSink);
+    return new WorkersRuntime(options, directory, bucketService, assetsService, traceSink);
   }
 
   /**
@@ -134,20 +156,27 @@ export class WorkersRuntime {
       const choices: Choice[] = [];
       const traced = this.#traced.has(`${script.account_id}/${script.name}`);
       for (const { percentage, version } of script.versions) {
-        const key = instanceKey(script.account_id, script.name, version, traced);
-        wanted.add(key);
-        let instance = this.#instances.get(key);
-        if (!instance) {
-          instance = new VersionInstance(this.#context, script.account_id, script.name, version, traced);
-          this.#instances.set(key, instance);
+        const hasWorker = version.modules.length > 0;
+        const assets = this.#versionAssets(script.account_id, version, hasWorker);
+        let instance: VersionInstance | undefined;
+        if (hasWorker) {
+          const key = instanceKey(script.account_id, script.name, version, traced);
+          wanted.add(key);
+          instance = this.#instances.get(key);
+          if (!instance) {
+            instance = new VersionInstance(this.#context, script.account_id, script.name, version, assets, traced);
+            this.#instances.set(key, instance);
+          }
         }
-        choices.push({ percentage, instance });
+        choices.push({ percentage, versionId: version.id, instance, assets });
       }
       if (choices.length > 0) table.set(`${script.account_id}/${script.name}`, choices);
     }
     // A version that cannot start answers its requests with the platform's error; the others serve.
-    await Promise.allSettled([...table.values()].flat().map(({ instance }) => instance.start()));
+    await Promise.allSettled([...table.values()].flat().map(({ instance }) => instance?.start()));
     this.#table = table;
+    const servedAssets = new Set([...table.values()].flat().flatMap(({ assets }) => (assets ? [assets] : [])));
+    for (const [key, assets] of this.#assets) if (!servedAssets.has(assets)) this.#assets.delete(key);
     for (const [key, instance] of this.#instances) {
       if (wanted.has(key)) continue;
       this.#instances.delete(key);
@@ -156,13 +185,43 @@ export class WorkersRuntime {
     }
   }
 
+  /** A version's assets as served; the same object for the same version while it stays deployed. */
+  #versionAssets(account: string, version: DeployedVersion, hasWorker: boolean): VersionAssets | undefined {
+    if (version.assets === undefined) return undefined;
+    const key = `${account}/${version.id}`;
+    let assets = this.#assets.get(key);
+    if (assets === undefined) {
+      assets = new VersionAssets({
+        account,
+        manifest: version.assets.manifest,
+        config: version.assets.config,
+        hasWorker,
+        compatibilityDate: version.compatibility_date,
+        compatibilityFlags: version.compatibility_flags,
+        read: this.#readAsset,
+      });
+      this.#assets.set(key, assets);
+    }
+    return assets;
+  }
+
+  readonly #assets = new Map<string, VersionAssets>();
+
   /** Runs one request on the script's deployment; undefined when nothing of that script is deployed here. */
   async run(account: string, script: string, request: RunRequest): Promise<RunResult | undefined> {
     const choices = this.#table.get(`${account}/${script}`);
     if (!choices) return undefined;
-    const instance = pick(choices);
+    const choice = pick(choices);
+    if (choice.assets !== undefined && (choice.instance === undefined || !choice.assets.wantsWorker(request.request))) {
+      try {
+        await choice.assets.serve(request.request, request.response);
+        return { result: 'ok', version: choice.versionId };
+      } catch (error) {
+        return { result: 'exception', version: choice.versionId, error: (error as Error).message, written: request.response.headersSent };
+      }
+    }
     this.#watchdog.wake();
-    return instance.run(request);
+    return choice.instance!.run(request);
   }
 
   /**
@@ -172,9 +231,11 @@ export class WorkersRuntime {
   async scheduled(account: string, script: string, cron: string, scheduledTime: number): Promise<ScheduledResult | undefined> {
     const choices = this.#table.get(`${account}/${script}`);
     if (!choices) return undefined;
-    const instance = pick(choices);
+    const choice = pick(choices);
+    // An assets-only version has no worker, so no handler.
+    if (choice.instance === undefined) return { result: 'no-handler', version: choice.versionId };
     this.#watchdog.wake();
-    return instance.scheduled(cron, scheduledTime);
+    return choice.instance.scheduled(cron, scheduledTime);
   }
 
   /** Stops every version now, then the bucket service. */
@@ -182,21 +243,21 @@ export class WorkersRuntime {
     this.#closed = true;
     await this.#applying;
     this.#watchdog.stop();
-    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().map(({ instance }) => instance)]);
+    const all = new Set([...this.#instances.values(), ...this.#retired, ...[...this.#table.values()].flat().flatMap(({ instance }) => (instance ? [instance] : []))]);
     this.#table = new Map();
     await Promise.all([...all].map((instance) => instance.stop()));
-    await Promise.all([this.#bucketService.close(), this.#traceSink.close()]);
+    await Promise.all([this.#bucketService.close(), this.#assetsService.close(), this.#traceSink.close()]);
     rmSync(this.#directory, { recursive: true, force: true });
   }
 }
 
 /** A version by the deployment's percentages. */
-function pick(choices: Choice[]): VersionInstance {
-  if (choices.length === 1) return choices[0]!.instance;
+function pick(choices: Choice[]): Choice {
+  if (choices.length === 1) return choices[0]!;
   let roll = Math.random() * 100;
   for (const choice of choices) {
     roll -= choice.percentage;
-    if (roll < 0) return choice.instance;
+    if (roll < 0) return choice;
   }
-  return choices[choices.length - 1]!.instance;
+  return choices[choices.length - 1]!;
 }

@@ -275,3 +275,17 @@ export class TooManyCronTriggersError extends StoreError {
     super(`the account would hold ${count} cron triggers; it may hold ${limit}`);
   }
 }
+
+/**
+ * Static assets refused: `token` for an upload token that is not valid here (bad signature,
+ * expired, another account's or script's, the wrong kind), `upload` for what an upload sends.
+ */
+export class WorkerAssetsError extends StoreError {
+  readonly code = 'worker_assets';
+  constructor(
+    readonly kind: 'token' | 'upload',
+    message: string,
+  ) {
+    super(message);
+  }
+}

@@ -1,5 +1,6 @@
 import type { Clock } from './clock';
 import type {
+  AssetManifest,
   DeployedWorkersReader,
   DeploymentInput,
   WorkerDeployment,
@@ -10,6 +11,7 @@ import type {
   WorkerScript,
   WorkerScriptSettings,
   WorkerVersion,
+  WorkerVersionAssets,
   WorkerVersionInput,
 } from './worker-types';
 import type {
@@ -300,6 +302,18 @@ export interface WorkersRepository {
    * when the account's scripts would hold more than `limit` in all.
    */
   replaceSchedules(accountId: string, name: string, crons: string[], limit: number): Promise<WorkerSchedule[]>;
+  /**
+   * Opens a static assets upload for the script: the manifest kept for a version to name, and the
+   * hashes the account does not hold yet in buckets to upload, with an upload token (a completion
+   * token at once when nothing is missing). NotFoundError for an account that does not exist.
+   */
+  openAssetUpload(accountId: string, name: string, manifest: AssetManifest): Promise<{ jwt: string; buckets: string[][] }>;
+  /** The session an upload token opens (WorkerAssetsError `token` when it is not valid). */
+  assetUploadSession(token: string): Promise<{ id: string; account_id: string; script_name: string; manifest: AssetManifest }>;
+  /** Keeps uploaded files (checked by the caller against the session's manifest); the completion token once nothing is missing. */
+  storeAssets(sessionId: string, files: { hash: string; content_type: string | null; bytes: Uint8Array }[]): Promise<{ jwt: string | null }>;
+  /** A version's assets; null when it has none. */
+  versionAssets(accountId: string, name: string, versionId: string): Promise<WorkerVersionAssets | null>;
 }
 
 export interface Repositories {

@@ -286,6 +286,19 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
   return {
     listWorkerScripts: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts', { params: { path: { account_id } } })),
     uploadWorkerScript: () => upload('PUT', `/accounts/${account_id}/workers/scripts/hello-worker`),
+    createWorkerAssetsUploadSession: () =>
+      unwrap(
+        api.POST('/accounts/{account_id}/workers/scripts/{script_name}/assets-upload-session', {
+          params: { path: script },
+          body: { manifest: { '/index.html': { hash: '7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50', size: 1024 } } },
+        }),
+      ),
+    uploadWorkerAssets: async () => {
+      const form = new FormData();
+      form.set('7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50', new Blob([Buffer.from('<h1>home</h1>').toString('base64')], { type: 'text/html' }), '7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50');
+      const response = await fetch(`${mock.baseUrl}/accounts/${account_id}/workers/assets/upload?base64=true`, { method: 'POST', headers: { Authorization: 'Bearer mock-session-jwt' }, body: form });
+      return ((await response.json()) as { result: unknown }).result;
+    },
     getWorkerScriptContent: async () =>
       (await api.GET('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script }, parseAs: 'text' })).data,
     deleteWorkerScript: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script } })),
@@ -396,7 +409,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(128);
+    expect(operations).toHaveLength(130);
   });
 
   for (const op of operations) {

@@ -24,7 +24,9 @@ export interface VersionConfig {
   triggerSocketPath: string;
   /** The bucket service (HTTP over a Unix socket). */
   bucketSocketPath: string;
-  /** The header workerd adds to every bucket call, and the grant of each r2_bucket binding by its name. */
+  /** The assets service (HTTP over a Unix socket). */
+  assetsSocketPath: string;
+  /** The header workerd adds to every bucket or assets call, and the grant of each r2_bucket or assets binding by its name. */
   grantHeader: string;
   grants: Map<string, string>;
   /** The environment variable holding each secret_text binding's value, by binding name. */
@@ -108,6 +110,15 @@ export function versionConfig(config: VersionConfig): string {
         bindings.push(`(name = ${name}, r2Bucket = ${text(service)})`);
         const inject = `injectRequestHeaders = [(name = ${text(config.grantHeader)}, value = ${text(config.grants.get(binding.name)!)})]`;
         bucketServices.push(`(name = ${text(service)}, external = (address = ${text(`unix:${config.bucketSocketPath}`)}, http = (${inject})))`);
+        break;
+      }
+      case 'assets': {
+        const grant = config.grants.get(binding.name);
+        if (grant === undefined) throw new VersionConfigError(`binding ${binding.name}: the version has no assets`);
+        const service = `assets-${bucketServices.length}`;
+        bindings.push(`(name = ${name}, service = ${text(service)})`);
+        const inject = `injectRequestHeaders = [(name = ${text(config.grantHeader)}, value = ${text(grant)})]`;
+        bucketServices.push(`(name = ${text(service)}, external = (address = ${text(`unix:${config.assetsSocketPath}`)}, http = (${inject})))`);
         break;
       }
     }

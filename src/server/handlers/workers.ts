@@ -146,7 +146,8 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
     const versionId = servingVersionId(script);
     const modules = (await context.store.workers.versionModules(account, script.name, versionId)) ?? [];
     const version = await context.store.workers.getVersion(account, script.name, versionId);
-    const main = modules.find((module) => module.name === version?.main_module) ?? modules[0]!;
+    const main = modules.find((module) => module.name === version?.main_module) ?? modules[0];
+    if (main === undefined) throw ApiError.of(404, WorkerCodes.scriptNotFound, `${script.name} has no script content: it serves static assets only.`);
     return {
       stream: {
         status: 200,

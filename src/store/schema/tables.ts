@@ -325,6 +325,36 @@ export interface WorkerScheduleRunsTable {
   claimed_on: string;
 }
 
+/** An asset's bytes (base64) by its hash as wrangler computes it, per account: versions naming the same hash share one row. */
+export interface WorkerAssetContentsTable {
+  account_id: string;
+  hash: string;
+  size: number;
+  /** As uploaded; null when the upload said none (`application/null`). */
+  content_type: string | null;
+  content: string;
+}
+
+/** An assets upload in progress: the manifest it announced, until it expires. */
+export interface WorkerAssetSessionsTable {
+  id: string;
+  account_id: string;
+  script_name: string;
+  /** {path: {hash, size}}. */
+  manifest: JsonText;
+  expires_on: string;
+}
+
+/** A version's static assets: its manifest and how they are served. */
+export interface WorkerVersionAssetsTable {
+  version_id: string;
+  account_id: string;
+  script_name: string;
+  /** {path: {hash, size}}. */
+  manifest: JsonText;
+  config: JsonText;
+}
+
 /** One row per scope whose `version` goes up with every committed change the runtime must see. */
 export interface WorkerChangesTable {
   scope: string;
@@ -358,4 +388,7 @@ export interface Database {
   worker_changes: WorkerChangesTable;
   worker_schedules: WorkerSchedulesTable;
   worker_schedule_runs: WorkerScheduleRunsTable;
+  worker_asset_contents: WorkerAssetContentsTable;
+  worker_asset_sessions: WorkerAssetSessionsTable;
+  worker_version_assets: WorkerVersionAssetsTable;
 }

@@ -4,3 +4,5 @@ export { deployedWorkersReader } from './read-model';
 export { routeOperations } from './routes';
 export { scheduleOperations } from './schedules';
 export { scriptOperations } from './scripts';
+export { assetOperations } from './assets';
+export { ASSET_TOKEN_PURPOSE, TOKEN_SECONDS as ASSET_TOKEN_SECONDS } from './asset-tokens';

@@ -22,3 +22,8 @@ export function workerRoutesLock(zoneId: string): string {
 export function workerSchedulesLock(accountId: string): string {
   return `worker-schedules:${accountId}`;
 }
+
+/** One assets upload session: its uploads queue, so the last one sees every file and answers the completion token. */
+export function assetSessionLock(sessionId: string): string {
+  return `worker-assets-session:${sessionId}`;
+}

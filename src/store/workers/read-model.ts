@@ -7,6 +7,7 @@
  */
 import { fromFlag, fromJson } from '../codecs';
 import type { Executor } from '../transaction/executor';
+import { readAssetContent, readVersionAssets } from './assets';
 import { changeMarker } from './changes';
 import type { Db, StoredBinding } from './rows';
 import { SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE, SecretSealError, secretPlace, sealedKeyId, type SecretBox } from './secret-box';
@@ -26,6 +27,7 @@ export function deployedWorkersReader(executor: Executor, box: () => SecretBox):
       return snapshot;
     },
     claimScheduledRun: claimScheduledRun(executor),
+    assetContent: (accountId, hash) => executor.readStatement(({ db }) => readAssetContent(db, accountId, hash)),
     checkSecretsKey: async () => {
       const foreign = await executor.read(({ db }) => foreignKeyIds(db, box));
       if (foreign.length === 0) return;
@@ -94,6 +96,7 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
           ? { type: 'secret_text', name: binding.name, text: box().open(binding.sealed, secretPlace(script.account_id, script.name, binding.name)) }
           : binding,
       );
+      const assets = await readVersionAssets(db, row.id);
       versions.push({
         ...share,
         version: {
@@ -104,6 +107,7 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
           compatibility_flags: fromJson<string[]>(row.compatibility_flags),
           modules,
           bindings,
+          ...(assets === undefined ? {} : { assets }),
         },
       });
     }

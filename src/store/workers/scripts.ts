@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import type { WorkersRepository } from '../store';
 import type { WriteContext } from '../transaction/context';
 import type { Executor } from '../transaction/executor';
+import { attachVersionAssets, copyVersionAssets, dropScriptAssets } from './assets';
 import { markChanged } from './changes';
 import {
   DEFAULT_SETTINGS,
@@ -117,6 +118,10 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
           handlers: input.handlers,
           etag: sha256Hex(Buffer.from(toJson({ modules, main: input.main_module }))),
         });
+        if (input.assets !== undefined) {
+          const latestVersionId = created ? null : (await latestVersionRow(ctx.db, accountId, name, row.last_version)).id;
+          await attachVersionAssets(ctx, box, { accountId, name, versionId: version.id, latestVersionId }, input.assets);
+        }
         const deployment = options.deploy
           ? await insertDeployment(ctx, accountId, name, {
               versions: [{ version_id: version.id, percentage: 100 }],
@@ -241,6 +246,7 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
           source: change.source,
           author_email: change.author_email,
         });
+        await copyVersionAssets(ctx, latest.id, version.id);
         await insertDeployment(ctx, accountId, name, {
           versions: [{ version_id: version.id, percentage: 100 }],
           annotations: { 'workers/triggered_by': 'secret' },
@@ -254,6 +260,7 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
     deleteScript: (accountId, name) =>
       locked(accountId, name, async (ctx) => {
         await existing(ctx.db, accountId, name);
+        await dropScriptAssets(ctx, accountId, name);
         await ctx.db.deleteFrom('worker_deployments').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_schedules').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_versions').where('account_id', '=', accountId).where('script_name', '=', name).execute();
