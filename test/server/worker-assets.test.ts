@@ -99,6 +99,10 @@ describe('an upload session', () => {
       manifest: manifestOf(SITE),
       config: { html_handling: 'drop-trailing-slash', not_found_handling: '404-page', run_worker_first: false },
     });
+    // An assets-only worker has no worker to give a secret to.
+    const secret = await server.fetch(`/accounts/${account}/workers/scripts/site/secrets`, json('PUT', { name: 'TOKEN', text: 'x', type: 'secret_text' }));
+    expect(secret.status).toBe(400);
+    expect(await secret.text()).toContain('static assets only');
     // A completion token serves one version: its session is over.
     const again = await uploadAssetsOnly('site', completion);
     expect(again.status).toBe(400);
