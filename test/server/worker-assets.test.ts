@@ -118,6 +118,26 @@ describe('an upload session', () => {
     expect(changed.body.result.buckets).toEqual([[hashOf('console.log(2)', '/app.js')]]);
   });
 
+  it('keeps the latest version\'s assets for keep_assets, with a worker and its ASSETS binding (the official client\'s workers.scripts.update)', async () => {
+    const { cf } = officialClient(server);
+    const session = await openSession('kept', { '/kept.txt': 'kept file' });
+    const done = await upload(session.body.result.jwt, [{ hash: hashOf('kept file', '/kept.txt'), content: 'kept file' }]);
+    const worker = new File(['export default { fetch: (r, env) => env.ASSETS.fetch(r) };'], 'index.js', { type: 'application/javascript+module' });
+    await cf.workers.scripts.update('kept', {
+      account_id: account,
+      metadata: { main_module: 'index.js', bindings: [{ type: 'assets', name: 'ASSETS' }], assets: { jwt: done.body.result!.jwt!, config: { not_found_handling: 'single-page-application' } } },
+      files: [worker],
+    });
+    await cf.workers.scripts.update('kept', { account_id: account, metadata: { main_module: 'index.js', bindings: [{ type: 'assets', name: 'ASSETS' }], keep_assets: true }, files: [worker] });
+    const latest = (await server.store.workers.getScript(account, 'kept'))!.latest;
+    expect(latest.number).toBe(2);
+    expect(latest.bindings).toEqual([{ type: 'assets', name: 'ASSETS' }]);
+    expect(await server.store.workers.versionAssets(account, 'kept', latest.id)).toEqual({
+      manifest: manifestOf({ '/kept.txt': 'kept file' }),
+      config: { html_handling: 'auto-trailing-slash', not_found_handling: 'single-page-application', run_worker_first: false },
+    });
+  });
+
   it('is started by the official client (workers.scripts.assets.upload.create)', async () => {
     const { cf } = officialClient(server);
     const started = await cf.workers.scripts.assets.upload.create('sdk-site', { account_id: account, manifest: manifestOf({ '/sdk.txt': 'from the sdk' }) });
