@@ -5513,7 +5513,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215), a cron expression the platform does not accept (10100), more cron triggers than the account may hold (10072). */
+        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist; static assets: a manifest over the limits, a file that does not match its hash, a config member not served, a completion token not valid for the script), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215), a cron expression the platform does not accept (10100), more cron triggers than the account may hold (10072). */
         WorkerBadRequest: {
             headers: {
                 [name: string]: unknown;

@@ -1,15 +1,16 @@
 // Static assets deployed with wrangler (the real program, CLOUDFLARE_API_BASE_URL and nothing
 // else) to `npm start`, served through the edge port: an assets-only site (html handling, its
 // 404 page, etags and 304, HEAD, a redeploy that uploads only what changed, a rollback serving
-// the old files, the same after a restart), and a worker with assets and the ASSETS binding
+// the old files), and a worker with assets and the ASSETS binding
 // (run_worker_first patterns, the single-page-application fallback for navigations, the binding
-// reaching the version's own assets).
+// reaching the version's own assets); both the same after a restart and a state export and import.
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { wrangler } from '../server/api-process';
-import { COMMAND_TEST_TIMEOUT_MS } from '../worker/commands';
+import { COMMAND_TEST_TIMEOUT_MS, ROOT } from '../worker/commands';
 import { startPlatform, temporaryDirectory, type Platform } from './platform-process';
 
 vi.setConfig({ testTimeout: COMMAND_TEST_TIMEOUT_MS * 2, hookTimeout: COMMAND_TEST_TIMEOUT_MS });
@@ -172,10 +173,19 @@ describe('a worker with assets and the ASSETS binding', () => {
     expect(await edge(APP_HOST, '/deep/link', { headers: { 'sec-fetch-mode': 'navigate' } })).toMatchObject({ status: 200, body: '<div id="app"></div>' });
   });
 
-  it('serves the same assets after a restart', async () => {
+  it('serves the same assets after a restart, and after a state export and import', async () => {
     await platform.stop();
     platform = await start();
     await served(SITE_HOST, '/style.css', 'body { color: red }', 5000);
+    expect((await edge(APP_HOST, '/api/asset')).body).toBe('via binding: {"n":1}');
+
+    const state = path.join(work, 'saved.state');
+    const exported = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'scripts/state.ts'), 'export', state, '--data-dir', path.join(work, 'data')], { cwd: ROOT, encoding: 'utf8' });
+    expect(exported.status, exported.stderr).toBe(0);
+    await platform.stop();
+    platform = await startPlatform(work, [], { PORT: '0', S3_PORT: '0', EDGE_PORT: '0', API_TOKEN: TOKEN, DATA_DIR: path.join(work, 'imported'), STATE_FILE: state });
+    await served(SITE_HOST, '/style.css', 'body { color: red }', 5000);
+    expect(await edge(SITE_HOST, '/nowhere')).toMatchObject({ status: 404, body: '<h1>not here</h1>' });
     expect((await edge(APP_HOST, '/api/asset')).body).toBe('via binding: {"n":1}');
   });
 });

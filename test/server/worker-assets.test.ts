@@ -99,6 +99,10 @@ describe('an upload session', () => {
       manifest: manifestOf(SITE),
       config: { html_handling: 'drop-trailing-slash', not_found_handling: '404-page', run_worker_first: false },
     });
+    // An assets-only worker has no worker to give a secret to.
+    const secret = await server.fetch(`/accounts/${account}/workers/scripts/site/secrets`, json('PUT', { name: 'TOKEN', text: 'x', type: 'secret_text' }));
+    expect(secret.status).toBe(400);
+    expect(await secret.text()).toContain('static assets only');
     // A completion token serves one version: its session is over.
     const again = await uploadAssetsOnly('site', completion);
     expect(again.status).toBe(400);
@@ -112,6 +116,26 @@ describe('an upload session', () => {
     // Another script of the same account shares the account's files.
     const changed = await openSession('site-two', { ...SITE, '/app.js': 'console.log(2)' });
     expect(changed.body.result.buckets).toEqual([[hashOf('console.log(2)', '/app.js')]]);
+  });
+
+  it('keeps the latest version\'s assets for keep_assets, with a worker and its ASSETS binding (the official client\'s workers.scripts.update)', async () => {
+    const { cf } = officialClient(server);
+    const session = await openSession('kept', { '/kept.txt': 'kept file' });
+    const done = await upload(session.body.result.jwt, [{ hash: hashOf('kept file', '/kept.txt'), content: 'kept file' }]);
+    const worker = new File(['export default { fetch: (r, env) => env.ASSETS.fetch(r) };'], 'index.js', { type: 'application/javascript+module' });
+    await cf.workers.scripts.update('kept', {
+      account_id: account,
+      metadata: { main_module: 'index.js', bindings: [{ type: 'assets', name: 'ASSETS' }], assets: { jwt: done.body.result!.jwt!, config: { not_found_handling: 'single-page-application' } } },
+      files: [worker],
+    });
+    await cf.workers.scripts.update('kept', { account_id: account, metadata: { main_module: 'index.js', bindings: [{ type: 'assets', name: 'ASSETS' }], keep_assets: true }, files: [worker] });
+    const latest = (await server.store.workers.getScript(account, 'kept'))!.latest;
+    expect(latest.number).toBe(2);
+    expect(latest.bindings).toEqual([{ type: 'assets', name: 'ASSETS' }]);
+    expect(await server.store.workers.versionAssets(account, 'kept', latest.id)).toEqual({
+      manifest: manifestOf({ '/kept.txt': 'kept file' }),
+      config: { html_handling: 'auto-trailing-slash', not_found_handling: 'single-page-application', run_worker_first: false },
+    });
   });
 
   it('is started by the official client (workers.scripts.assets.upload.create)', async () => {

@@ -77,7 +77,8 @@ export function checkUploadedFiles(parts: FormPart[], manifest: AssetManifest): 
  * The `assets` and `keep_assets` members of a version's metadata. Config members this platform
  * does not serve (`_headers`, `_redirects`, `base_path`, anything unknown) are refused by name.
  */
-export function checkAssetsMetadata(assets: unknown, keepAssets: unknown, hasWorker: boolean): WorkerAssetsInput | undefined {
+export function checkAssetsMetadata(assets: unknown, keepSent: unknown, hasWorker: boolean): WorkerAssetsInput | undefined {
+  const keepAssets = formBoolean(keepSent);
   if (keepAssets !== undefined && typeof keepAssets !== 'boolean') throw badRequest('metadata.keep_assets must be a boolean', INVALID);
   if (assets === undefined || assets === null) return keepAssets === true ? { kind: 'keep', config: null } : undefined;
   if (typeof assets !== 'object' || Array.isArray(assets)) throw badRequest('metadata.assets must be an object ({jwt, config})', INVALID);
@@ -128,7 +129,13 @@ function checkAssetsConfig(value: unknown, hasWorker: boolean): WorkerAssetsConf
   return config;
 }
 
-function checkWorkerFirst(setting: unknown, hasWorker: boolean): boolean | string[] {
+/** A boolean as JSON sends it, or as the official client's form fields do (`"true"`, `"false"`). */
+function formBoolean(value: unknown): unknown {
+  return value === 'true' ? true : value === 'false' ? false : value;
+}
+
+function checkWorkerFirst(sent: unknown, hasWorker: boolean): boolean | string[] {
+  const setting = formBoolean(sent);
   if (typeof setting === 'boolean') {
     if (setting && !hasWorker) throw badRequest('metadata.assets.config.run_worker_first: an assets-only worker has no worker to run first', INVALID);
     return setting;

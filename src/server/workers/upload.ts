@@ -112,7 +112,7 @@ export async function checkUpload(
   }
   const modules = modulesOf(parts);
   // An assets-only worker (what wrangler uploads without `main`): no module, its assets alone.
-  const assetsOnly = meta.main_module === undefined && modules.length === 0 && (meta.assets !== undefined || meta.keep_assets === true);
+  const assetsOnly = meta.main_module === undefined && modules.length === 0 && (meta.assets !== undefined || meta.keep_assets === true || meta.keep_assets === 'true');
   const assets = checkAssetsMetadata(meta.assets, meta.keep_assets, !assetsOnly);
   let main: WorkerModuleInput | undefined;
   let handlers: string[] = [];

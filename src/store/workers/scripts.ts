@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fromJson, toFlag, toJson } from '../codecs';
-import { InvalidInputError, NotFoundError, WorkerVersionNotDeployedError } from '../errors';
+import { InvalidInputError, NotFoundError, WorkerAssetsError, WorkerVersionNotDeployedError } from '../errors';
 import { newId } from '../ids';
 import type { WorkersRepository } from '../store';
 import type { WriteContext } from '../transaction/context';
@@ -221,6 +221,9 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
         const deployment = await currentDeploymentRow(ctx.db, accountId, name);
         const shares = deployment === undefined ? [] : fromJson<{ version_id: string; percentage: number }[]>(deployment.versions);
         if (shares.length !== 1 || shares[0]!.version_id !== latest.id) throw new WorkerVersionNotDeployedError(name);
+        if (fromJson<WorkerModuleRef[]>(latest.modules).length === 0) {
+          throw new WorkerAssetsError('upload', `${name} serves static assets only: it has no worker to give secrets to`);
+        }
         const base = fromJson<StoredBinding[]>(latest.bindings);
         for (const gone of change.delete) {
           if (!base.some((binding) => binding.type === 'secret_text' && binding.name === gone)) throw new NotFoundError('worker_secret', gone);
