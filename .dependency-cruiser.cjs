@@ -8,8 +8,8 @@
  * table of docs/architecture.md, which the guard test compares with this one).
  */
 const ROOMS = {
-  platform: ['server', 's3', 'edge', 'edge-steps', 'judge', 'logpush', 'origin', 'runtime', 'worker', 'state', 'store', 'bucket', 'faults', 'config-files'],
-  server: ['store', 'filter', 'bucket', 'logpush', 'simulator', 'faults', 'rate-limit', 'state', 'generated'],
+  platform: ['server', 's3', 'edge', 'edge-steps', 'judge', 'logpush', 'origin', 'runtime', 'tail', 'worker', 'state', 'store', 'bucket', 'faults', 'config-files'],
+  server: ['store', 'filter', 'bucket', 'logpush', 'simulator', 'faults', 'rate-limit', 'state', 'tail', 'generated'],
   s3: ['bucket', 'faults', 'config-files'],
   worker: ['bucket', 'config-files'],
   // The runtime of deployed workers stands on the bucket library alone: what is deployed is handed to it.
@@ -35,6 +35,8 @@ const ROOMS = {
   'config-files': [],
   'rate-limit': [],
   'edge-pages': [],
+  // Live tails: sessions, their filters and WebSocket clients; the traces are handed to it by the platform.
+  tail: [],
 };
 
 /** Where a room's files are. */

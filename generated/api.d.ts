@@ -2334,10 +2334,22 @@ export interface paths {
         };
         /**
          * Get a worker's cron triggers
-         * @description Always none: cron triggers are not run by this platform.
+         * @description The script's cron triggers, oldest first. Each fires the `scheduled` handler of the version the
+         *     script's deployment serves, at every minute (UTC) its expression names.
          */
         get: operations["getWorkerSchedules"];
-        put?: never;
+        /**
+         * Replace a worker's cron triggers
+         * @description Replaces the whole set of the script's cron triggers (`[]` removes them all); an expression
+         *     listed twice is kept once, and one already set keeps its `created_on`. Each expression has five
+         *     fields (minute hour day-of-month month day-of-week, read in UTC) with the platform's syntax:
+         *     `* , - /` in every field, month names `JAN`-`DEC`, weekdays `1`-`7` (1 = Sunday) or `SUN`-`SAT`,
+         *     `L`, `LW` and `<day>W` in the day of month, `<day>L` and `<day>#<n>` in the day of week. An
+         *     expression outside that syntax is refused with 10100 naming it and what is wrong; an account
+         *     holds at most 250 cron triggers over all its scripts (the platform's paid limit), 10072 past
+         *     that. A refused request changes nothing.
+         */
+        put: operations["updateWorkerSchedules"];
         post?: never;
         delete?: never;
         options?: never;
@@ -2402,6 +2414,85 @@ export interface paths {
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/tails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a script's tails
+         * @description The script's tails that have not expired nor been deleted, connected or not.
+         */
+        get: operations["listWorkerTails"];
+        put?: never;
+        /**
+         * Start a tail
+         * @description A live tail of the script's invocations (what `wrangler tail` creates): its `url` is a
+         *     WebSocket URL on this API's port (`ws://<the API's host>/tails/<id>`, the id 128 random bits),
+         *     read in the subprotocol `trace-v1`; each invocation of the script through the edge while the
+         *     client is connected is sent as one JSON text message (its outcome, request, response status,
+         *     console output and exceptions; credential-like request headers redacted). The filters, when
+         *     given, all have to pass for a trace to be sent. At most 10 tails of one script at once (code
+         *     10057, status 429); a tail expires 6 hours after it is created (its client is then closed
+         *     with code 1000). Tails live in the platform process that created them: a restart ends them.
+         */
+        post: operations["createWorkerTail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/tails/{tail_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description The tail's id, as its creation answered it.
+                 * @example 03dc9f77817b488fb26c5861ec18f791
+                 */
+                tail_id: components["parameters"]["TailId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tail
+         * @description Ends the tail (what `wrangler tail` does when it stops): its client, if connected, is closed
+         *     with code 1000, and its URL answers 404 from then on.
+         */
+        delete: operations["deleteWorkerTail"];
         options?: never;
         head?: never;
         patch?: never;
@@ -2502,6 +2593,75 @@ export interface paths {
         get: operations["getWorkersSubdomainAvailability"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/scripts/{script_name}/assets-upload-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start uploading a worker's static assets
+         * @description Opens an upload of static assets for a version of the script (the script need not exist yet):
+         *     the manifest maps each path (`/index.html`) to the file's hash (wrangler's: the first 32 hex
+         *     digits of BLAKE3 over the file's base64 and its extension) and size. The answer names the
+         *     hashes the account does not hold yet, in `buckets` (one upload request each), and a JWT that
+         *     authorizes those uploads for an hour; when the account holds every file already, `buckets` is
+         *     empty and the JWT is the completion token a version's upload names. At most 20,000 files, each
+         *     at most 25 MiB (10021 otherwise).
+         */
+        post: operations["createWorkerAssetsUploadSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/accounts/{account_id}/workers/assets/upload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload static assets of an upload session
+         * @description One bucket of an upload session: a multipart form with one part per file, named by its hash,
+         *     its content base64-encoded (`base64=true`, required) and its `Content-Type` the one the asset
+         *     is served with (`application/null`: none). Authorized by the session's JWT as
+         *     `Authorization: Bearer <jwt>`, not by an API token: a token of another account, script or
+         *     session, or an expired one, answers 403 (10000, as for an unknown API token). Each file must be one the session asked for,
+         *     and its content must match its hash and size (10021). The upload that completes the session
+         *     answers the completion token in `jwt`; the others answer no `jwt`.
+         */
+        post: operations["uploadWorkerAssets"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4930,17 +5090,38 @@ export interface components {
                 [key: string]: components["schemas"]["WorkerSecret"];
             };
         };
-        /** @description The script's cron triggers (none can be set here). */
+        /** @description One cron trigger of a script. */
+        WorkerSchedule: {
+            /**
+             * @description The expression as it was sent (what the worker's `controller.cron` says).
+             * @example *\/5 * * * *
+             */
+            cron: string;
+            /**
+             * Format: date-time
+             * @description When the expression was first set on the script.
+             */
+            created_on: string;
+            /**
+             * Format: date-time
+             * @description When it was last set.
+             */
+            modified_on: string;
+        };
+        /** @description The script's cron triggers. */
         WorkerSchedules: {
-            /** @description Always empty. */
-            schedules: {
-                [key: string]: unknown;
-            }[];
+            /** @description Oldest first. */
+            schedules: components["schemas"]["WorkerSchedule"][];
         };
         /** @description Envelope whose result is the script's cron triggers. */
         WorkerSchedulesEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WorkerSchedules"];
         };
+        /** @description Every cron trigger the script is to have (the set is replaced whole; `[]` removes all). */
+        WorkerSchedulesPut: {
+            /** @description A cron expression (five fields, UTC). */
+            cron: string;
+        }[];
         /** @description What else uses the script (nothing can, here). */
         WorkerReferences: {
             /** @description Service bindings to it. */
@@ -4978,6 +5159,52 @@ export interface components {
             result_info?: {
                 [key: string]: unknown;
             };
+        };
+        /** @description A live tail of a script. */
+        WorkerTail: {
+            /** @description The tail's id (32 hexadecimal digits, random). */
+            id: string;
+            /** @description The WebSocket URL to read the tail at, in the subprotocol `trace-v1`. */
+            url: string;
+            /**
+             * Format: date-time
+             * @description When the tail ends (6 hours after it was created).
+             */
+            expires_at: string;
+        };
+        /** @description Envelope whose result lists the script's live tails. */
+        WorkerTailListEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerTail"][];
+        };
+        /** @description One filter of a tail. */
+        WorkerTailFilter: {
+            sampling_rate: number;
+        } | {
+            outcome: ("ok" | "canceled" | "exception" | "exceededCpu" | "exceededMemory" | "unknown")[];
+        } | {
+            method: string[];
+        } | {
+            header: {
+                key: string;
+                query?: string;
+            };
+        } | {
+            client_ip: string[];
+        } | {
+            query: string;
+        } | {
+            scriptVersion: string;
+        };
+        /**
+         * @description What a tail sends: every filter must pass for a trace to be sent (wrangler's `tail` options,
+         *     as it sends them). An empty object, or no `filters`, sends every trace.
+         */
+        WorkerTailCreate: {
+            filters?: components["schemas"]["WorkerTailFilter"][];
+        };
+        /** @description Envelope whose result is a tail. */
+        WorkerTailEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerTail"];
         };
         /** @description A worker as a service with its one environment, `production`. */
         WorkerService: {
@@ -5068,6 +5295,40 @@ export interface components {
         /** @description Envelope whose result is the account's workers.dev subdomain. */
         WorkersSubdomainEnvelope: components["schemas"]["Envelope"] & {
             result: components["schemas"]["WorkersSubdomain"];
+        };
+        /** @description An assets upload session's request. */
+        WorkerAssetsManifest: {
+            /** @description Each path (starting with `/`) to its file's hash and size. */
+            manifest: {
+                [key: string]: {
+                    /** @description The first 32 hex digits of BLAKE3 over the file's content in base64 followed by its extension (without the dot). */
+                    hash: string;
+                    /** @description The file's size in bytes (at most 25 MiB). */
+                    size: number;
+                };
+            };
+        };
+        /** @description An assets upload session. */
+        WorkerAssetsUploadSession: {
+            /** @description The token that authorizes the uploads, or the completion token when nothing is to upload. */
+            jwt: string;
+            /** @description Hashes still to upload, one upload request per bucket. */
+            buckets: string[][];
+        };
+        /** @description Envelope whose result is an assets upload session. */
+        WorkerAssetsUploadSessionEnvelope: components["schemas"]["Envelope"] & {
+            result: components["schemas"]["WorkerAssetsUploadSession"];
+        };
+        /** @description One part per file, named by its hash, its content base64-encoded. */
+        WorkerAssetsUploadForm: {
+            [key: string]: string;
+        };
+        /** @description Envelope of an assets upload; its result carries the completion token once the session is complete. */
+        WorkerAssetsUploadEnvelope: components["schemas"]["Envelope"] & {
+            result: {
+                /** @description The completion token, for the version's upload (`metadata.assets.jwt`); absent until every file of the session is held. */
+                jwt?: string;
+            };
         };
         /** @description A zone's route: requests whose URL matches the pattern run the script. */
         WorkerRoute: {
@@ -5252,7 +5513,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215). */
+        /** @description The request is invalid: a parameter or body field (code 10021: a module that does not parse, a missing main module, a binding type not served, a bucket that does not exist; static assets: a manifest over the limits, a file that does not match its hash, a config member not served, a completion token not valid for the script), a name refused (10016), a script over the size limit (10027), a route pattern outside its zone (10022) or already routed (10020), a subdomain of another account (10031), a secret change while the latest version is not deployed (10215), a cron expression the platform does not accept (10100), more cron triggers than the account may hold (10072). */
         WorkerBadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -5263,6 +5524,24 @@ export interface components {
         };
         /** @description No such worker, version, deployment or secret (code 10007), or route (10005). */
         WorkerNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The script already has 10 tails, the most it may have at once (code 10057). */
+        TooManyTails: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The upload token is missing or not valid here (code 10000): another signature, account, script or session, or past its hour. */
+        AssetsTokenRefused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -5680,6 +5959,11 @@ export interface components {
          * @example true
          */
         UrlEncodedQuery: boolean;
+        /**
+         * @description The tail's id, as its creation answered it.
+         * @example 03dc9f77817b488fb26c5861ec18f791
+         */
+        TailId: string;
         /**
          * @description Name of the worker (the service and its script share it).
          * @example hello-worker
@@ -10183,6 +10467,46 @@ export interface operations {
             404: components["responses"]["WorkerNotFound"];
         };
     };
+    updateWorkerSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerSchedulesPut"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerSchedulesEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
     getWorkerReferences: {
         parameters: {
             query?: never;
@@ -10244,6 +10568,125 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EmptyListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    listWorkerTails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerTailListEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+        };
+    };
+    createWorkerTail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        /**
+         * @description The filters, as `application/json` or as JSON in `text/plain` (what wrangler sends). No
+         *     body at all (what the official client sends for `body: {}`) is a tail without filters.
+         */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["WorkerTailCreate"];
+                "text/plain": components["schemas"]["WorkerTailCreate"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerTailEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyTails"];
+        };
+    };
+    deleteWorkerTail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+                /**
+                 * @description The tail's id, as its creation answered it.
+                 * @example 03dc9f77817b488fb26c5861ec18f791
+                 */
+                tail_id: components["parameters"]["TailId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NullResultEnvelope"];
                 };
             };
             400: components["responses"]["WorkerBadRequest"];
@@ -10399,6 +10842,83 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+        };
+    };
+    createWorkerAssetsUploadSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+                /**
+                 * @description Name of the worker script (lower-case letters, digits, `-` and `_`; at most 63 characters; checked by the operation, code 10016).
+                 * @example hello-worker
+                 */
+                script_name: components["parameters"]["ScriptName"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkerAssetsManifest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerAssetsUploadSessionEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["WorkerNotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+        };
+    };
+    uploadWorkerAssets: {
+        parameters: {
+            query: {
+                /** @description The parts' contents are base64 (the only form served). */
+                base64: boolean;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Account identifier (32 lower-case hexadecimal characters).
+                 * @example 023e105f4ecef8ad9ca31a8372d0c353
+                 */
+                account_id: components["parameters"]["AccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["WorkerAssetsUploadForm"];
+            };
+        };
+        responses: {
+            /** @description The files are kept. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkerAssetsUploadEnvelope"];
+                };
+            };
+            400: components["responses"]["WorkerBadRequest"];
+            403: components["responses"]["AssetsTokenRefused"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
         };
     };
     getWorkersSubdomain: {

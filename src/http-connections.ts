@@ -91,7 +91,7 @@ export interface ConnectionCounts {
  * request under way. A connection counts from its accept until it closes: one the server has cut
  * (a timeout, or shed here) stops counting at once.
  */
-export function limitConnections(server: HttpServer | HttpsServer, maxConnections: number): { counts(): ConnectionCounts } {
+export function limitConnections(server: HttpServer | HttpsServer, maxConnections: number): { counts(): ConnectionCounts; upgraded(socket: Socket): void } {
   // Insertion order is age: a connection goes to the back whenever it starts waiting again.
   const waiting = new Set<Socket>();
   let open = 0;
@@ -124,7 +124,11 @@ export function limitConnections(server: HttpServer | HttpsServer, maxConnection
       if (!socket.destroyed) waiting.add(socket);
     });
   });
-  return { counts: () => ({ open, waiting: waiting.size, shed, refused }) };
+  return {
+    counts: () => ({ open, waiting: waiting.size, shed, refused }),
+    // An upgraded connection (a WebSocket) is in use for as long as it lives: never shed as idle.
+    upgraded: (socket) => void waiting.delete(rawSocket(socket)),
+  };
 }
 
 function rawSocket(socket: Socket): Socket {

@@ -3,10 +3,11 @@
  * (fault rules checked) before anything listens, then listening on request.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { connectionServerOptions, limitConnections } from '../http-connections';
 import { basePath, createApp, openServerBuckets, openServerStore, type ServerConfig } from '../server';
+import { tailUpgrades, type LiveTails } from '../tail';
 import type { DeploymentsReader } from './deployments';
 import type { RuleList } from './settings';
 
@@ -30,6 +31,8 @@ export interface ApiOptions {
   s3Account?: string | undefined;
   faultRules: RuleList | undefined;
   components: () => Record<string, { state: string; url: string }>;
+  /** Live tails of the edge's workers, read over WebSockets on this port (none when the edge is off). */
+  tails?: LiveTails | undefined;
 }
 
 /** Opens the API's store and builds its app (bad fault rules throw a FaultRulesError here). */
@@ -57,6 +60,7 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
       logger: options.logger,
       validateResponses: config.validateResponses,
       components: options.components,
+      ...(options.tails ? { tails: options.tails } : {}),
       ...(options.faultRules ? { faultRules: options.faultRules } : {}),
       ...(config.rateLimit ? { rateLimit: config.rateLimit } : {}),
     });
@@ -67,13 +71,21 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
     throw error;
   }
   let server: Server | undefined;
+  const upgrades = options.tails ? tailUpgrades(options.tails) : undefined;
   return {
     config,
     deployments: store.deployedWorkers,
     listen: async () => {
       server = await new Promise<Server>((resolve, reject) => {
         const listening = createServer(connectionServerOptions(config.http), app);
-        limitConnections(listening, config.http.maxConnections);
+        const limits = limitConnections(listening, config.http.maxConnections);
+        // WebSockets: a tail's (`/tails/<id>`); no other upgrade is served.
+        if (upgrades) {
+          listening.on('upgrade', (request, socket: Socket, head) => {
+            limits.upgraded(socket);
+            if (!upgrades.upgrade(request, socket, head)) socket.destroy();
+          });
+        }
         listening.once('error', (error: NodeJS.ErrnoException) =>
           reject(new Error(error.code === 'EADDRINUSE' ? `the API: port ${config.port} on ${config.host} is already in use; choose another with PORT or [api] port` : `cannot listen on ${config.host}:${config.port}: ${error.message}`)),
         );
@@ -83,6 +95,8 @@ export async function prepareApi(options: ApiOptions): Promise<PreparedApi> {
       return `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}${basePath}`;
     },
     close: async () => {
+      options.tails?.close();
+      upgrades?.close();
       if (server) {
         const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
         server.closeIdleConnections();

@@ -12,6 +12,10 @@ import { StoreUnavailableError } from '../store';
 export interface DeploymentsReader {
   changeMarker(): Promise<number>;
   snapshot(): Promise<DeployedWorkers & { marker: number }>;
+  /** A static asset's bytes, by the account holding them and its hash. */
+  assetContent(accountId: string, hash: string): Promise<{ bytes: Uint8Array; content_type: string | null } | null>;
+  /** Claims a cron trigger's run at a minute: true for one caller only, on every instance sharing the store. */
+  claimScheduledRun(accountId: string, script: string, cron: string, minute: number): Promise<boolean>;
 }
 
 /** How often the change marker is read. */
@@ -49,6 +53,8 @@ export async function followDeployments(options: {
   reader: DeploymentsReader;
   runtime: WorkersRuntime;
   setRoutes: (routes: EdgeRoutes) => void;
+  /** The cron triggers of what is deployed, handed on once the runtime runs it. */
+  setCrons?: (deployed: DeployedWorkers) => void;
   report: (line: string) => void;
   pollMs?: number;
 }): Promise<Following> {
@@ -60,6 +66,7 @@ export async function followDeployments(options: {
     const snapshot = await reader.snapshot();
     await runtime.apply(snapshot);
     setRoutes(edgeRoutesOf(snapshot));
+    options.setCrons?.(snapshot);
     applied = snapshot.marker;
   };
   await apply();

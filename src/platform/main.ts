@@ -8,9 +8,11 @@ import { logHealthChanges } from '../storage-health';
 import { checkS3FaultRules, startS3Server, type RunningS3Server } from '../s3';
 import { connectionLimitsFrom, type ConnectionLimits } from '../http-connections';
 import { loadConfig, openServerStore, type ServerConfig } from '../server';
+import { LiveTails } from '../tail';
 import { startWorker, type RunningWorker } from '../worker';
 import { prepareApi, type PreparedApi } from './api-component';
 import { startEdgeComponent } from './edge-component';
+import type { Traces } from '../runtime';
 import { prepareEdgeJudging } from './edge-judging';
 import { findConfigFile, PlatformConfigError, resolveSettings, workerVariable, type PlatformSettings } from './settings';
 import { keepOldGenerationTight } from './old-generation';
@@ -112,9 +114,12 @@ async function main(): Promise<void> {
   const components = new Map<string, Component>();
   const readiness = () => Object.fromEntries([...components].map(([name, { state, url }]) => [name, { state, url }]));
   let api: PreparedApi | undefined;
+  // Live tails, where the edge runs workers: created through the API, read on its port, traced by the edge's runtime.
+  let tracer: ((account: string, script: string, on: boolean) => Promise<void>) | undefined;
+  const tails = settings.edge && apiConfig ? new LiveTails({ trace: (account, script, on) => tracer?.(account, script, on) ?? Promise.resolve(), report: (line) => process.stderr.write(`[edge] ${line}\n`) }) : undefined;
   if (apiConfig) {
     try {
-      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, s3Account: settings.s3?.account, faultRules: settings.faults.api, components: readiness });
+      api = await prepareApi({ config: apiConfig, logger, s3AccessKeys: settings.s3?.accessKeys, s3Account: settings.s3?.account, faultRules: settings.faults.api, components: readiness, tails });
     } catch (error) {
       if (error instanceof FaultRulesError) fail(faultLines(error, settings));
       throw error;
@@ -191,8 +196,10 @@ async function main(): Promise<void> {
             zones: judged.zones,
             logger,
             report: report('edge'),
+            ...(tails ? { onTraces: (traces: Traces) => tails.deliver(traces) } : {}),
           }),
         );
+        tracer = (account, script, on) => running.trace(account, script, on);
         // Requests in flight are answered (and logged) before the log batches are written.
         components.set('edge', { state: 'running', url: running.url, close: () => running.close().then(() => judged.close()).then(() => ownStore?.close()) });
       } catch (error) {

@@ -34,7 +34,9 @@ import { isPlainText } from './http/text-json';
 import { acceptedRequestMemo } from './http/validation-memo';
 import type { AnyReply, Context, Handler, OperationId, StreamReply } from './operations';
 import { storeErrorAnswer } from './store-errors';
+import type { LiveTails } from '../tail';
 import { readWorkerForm } from './workers/read-form';
+import { authenticateAssetsUpload } from './workers/assets-token';
 
 export interface AppOptions {
   store: Store;
@@ -62,6 +64,8 @@ export interface AppOptions {
    * names each with its state and answers ready only while every one is running.
    */
   components?: () => Record<string, { state: string; url: string }>;
+  /** Live tails of deployed workers (`npm start` with its edge); without them, creating a tail is refused. */
+  tails?: LiveTails;
 }
 
 export interface App {
@@ -76,6 +80,8 @@ interface AuthenticatedRequest extends Request {
 }
 
 const bodyLimit = '1mb';
+/** An assets upload session's manifest: 20,000 paths with their hashes and sizes. */
+const manifestLimit = '16mb';
 
 export const httpServerOptions = connectionServerOptions(defaultConnectionLimits);
 /** A readiness probe that cannot reach the database within this long answers 503. */
@@ -144,6 +150,8 @@ export function createApp(options: AppOptions): App {
     next();
   };
   const authenticateRequest = (req: AuthenticatedRequest, _res: Response, next: NextFunction) => {
+    // An assets upload is authorized by its session's token, checked before its body is read.
+    if (req.openapi?.schema?.operationId === 'uploadWorkerAssets') return void authenticateAssetsUpload(req, store).then(() => next(), next);
     req.principal = authenticate(req.headers, credentials);
     next();
   };
@@ -162,6 +170,7 @@ export function createApp(options: AppOptions): App {
       buckets: options.buckets,
       s3AccessKeys,
       bucketCredentials,
+      tails: options.tails,
       request: req,
       path: req.path.slice(basePath.length),
     } as unknown as Context<OperationId>;
@@ -179,6 +188,7 @@ export function createApp(options: AppOptions): App {
   // where the document says so.
   // `application/*+json` too: wrangler sends secrets in bulk as `application/merge-patch+json`.
   const json = express.json({ limit: bodyLimit, type: ['application/json', 'application/*+json'], verify: (_req, _res, body) => refuseDeepJson(body) });
+  const manifestJson = express.json({ limit: manifestLimit, type: ['application/json', 'application/*+json'], verify: (_req, _res, body) => refuseDeepJson(body) });
   const plainTextJson = express.json({ limit: bodyLimit, type: () => true, verify: (_req, _res, body) => refuseDeepJson(body) });
   const readBody = (req: AuthenticatedRequest, res: Response, next: NextFunction) => {
     const media = Object.keys(req.openapi?.schema?.requestBody?.content ?? {});
@@ -186,6 +196,8 @@ export function createApp(options: AppOptions): App {
     // A worker upload's form is read whole, and checked as a form, before the validator runs.
     if (media.includes('multipart/form-data')) return readWorkerForm(req).then(() => next(), next);
     if (media.includes('text/plain') && isPlainText(req.headers['content-type'])) return plainTextJson(req, res, next);
+    // An assets manifest names up to 20,000 files.
+    if (req.openapi?.schema?.operationId === 'createWorkerAssetsUploadSession') return manifestJson(req, res, next);
     return json(req, res, next);
   };
   // Routing comes first, as on the real service: an unknown route is a 404 with or without

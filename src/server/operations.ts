@@ -7,6 +7,7 @@ import type { operations } from '../../generated/api';
 import type { BucketCredentials } from '../logpush';
 import type { BucketCatalogue } from '../bucket';
 import type { Store } from '../store';
+import type { LiveTails } from '../tail';
 import type { Principal } from './auth/credentials';
 import type { ResultInfo } from './http/envelope';
 
@@ -35,6 +36,8 @@ export interface Context<O extends OperationId> {
   s3AccessKeys: ReadonlyMap<string, string>;
   /** The S3 credentials a log push destination in one of the platform's buckets may carry; null without S3 keys. */
   bucketCredentials: BucketCredentials | null;
+  /** Live tails of deployed workers; undefined where no edge runs them. */
+  tails: LiveTails | undefined;
   /**
    * The request: its headers, and for operations that take a raw body (object uploads) the body
    * stream, which nothing else has read.

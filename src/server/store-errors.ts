@@ -14,9 +14,11 @@ import {
   StoreError,
   StoreFullError,
   StoreUnavailableError,
+  TooManyCronTriggersError,
   VersionMismatchError,
   WorkerRouteExistsError,
   WorkersSubdomainTakenError,
+  WorkerAssetsError,
   WorkerVersionNotDeployedError,
 } from '../store';
 import { ApiError, Codes, badRequest, insufficientStorage, notFound, serviceUnavailable } from './http/errors';
@@ -51,7 +53,13 @@ export function storeErrorAnswer(error: unknown, path: string): ApiError | undef
   if (error instanceof NotFoundError) return workersNotFound(error) ?? notFound(path);
   if (error instanceof WorkerRouteExistsError) return badRequest(`${error.message}.`, WorkerCodes.routeExists);
   if (error instanceof WorkersSubdomainTakenError) return badRequest(`${error.message}.`, WorkerCodes.subdomainTaken);
+  if (error instanceof WorkerAssetsError) {
+    return error.kind === 'token' ? ApiError.of(403, Codes.authentication, `Authentication error: ${error.message}`) : badRequest(`${error.message}.`, WorkerCodes.invalid);
+  }
   if (error instanceof WorkerVersionNotDeployedError) return badRequest(`${error.message}.`, WorkerCodes.latestNotDeployed);
+  if (error instanceof TooManyCronTriggersError) {
+    return badRequest(`This account has reached the limit of ${error.limit} cron triggers per account: the account would hold ${error.count}.`, WorkerCodes.tooManyCrons);
+  }
   if (error instanceof EntryPointExistsError) {
     return badRequest(
       `'${error.kind}' is not a valid value for kind because exceeded maximum number of ${error.kind} rulesets for phase ${error.phase}`,

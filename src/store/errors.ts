@@ -263,3 +263,29 @@ export class WorkerVersionNotDeployedError extends StoreError {
     super(`the latest version of ${script} is not the one deployed to every request: deploy it before changing secrets`);
   }
 }
+
+/** An account holds at most so many cron triggers over all its scripts. */
+export class TooManyCronTriggersError extends StoreError {
+  readonly code = 'too_many_cron_triggers';
+  constructor(
+    readonly limit: number,
+    /** How many the account would hold. */
+    readonly count: number,
+  ) {
+    super(`the account would hold ${count} cron triggers; it may hold ${limit}`);
+  }
+}
+
+/**
+ * Static assets refused: `token` for an upload token that is not valid here (bad signature,
+ * expired, another account's or script's, the wrong kind), `upload` for what an upload sends.
+ */
+export class WorkerAssetsError extends StoreError {
+  readonly code = 'worker_assets';
+  constructor(
+    readonly kind: 'token' | 'upload',
+    message: string,
+  ) {
+    super(message);
+  }
+}

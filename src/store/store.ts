@@ -1,14 +1,17 @@
 import type { Clock } from './clock';
 import type {
+  AssetManifest,
   DeployedWorkersReader,
   DeploymentInput,
   WorkerDeployment,
   WorkerModuleRef,
   WorkerRoute,
   WorkerRouteInput,
+  WorkerSchedule,
   WorkerScript,
   WorkerScriptSettings,
   WorkerVersion,
+  WorkerVersionAssets,
   WorkerVersionInput,
 } from './worker-types';
 import type {
@@ -291,6 +294,26 @@ export interface WorkersRepository {
   /** Throws WorkersSubdomainTakenError when another account has it. */
   setSubdomain(accountId: string, subdomain: string): Promise<string>;
   deleteSubdomain(accountId: string): Promise<void>;
+  /** The script's cron triggers in the order they were set; null when the script does not exist. */
+  listSchedules(accountId: string, name: string): Promise<WorkerSchedule[] | null>;
+  /**
+   * Replaces the script's cron triggers with `crons` (checked expressions, each once): one kept
+   * keeps its `created_on`. NotFoundError when the script does not exist; TooManyCronTriggersError
+   * when the account's scripts would hold more than `limit` in all.
+   */
+  replaceSchedules(accountId: string, name: string, crons: string[], limit: number): Promise<WorkerSchedule[]>;
+  /**
+   * Opens a static assets upload for the script: the manifest kept for a version to name, and the
+   * hashes the account does not hold yet in buckets to upload, with an upload token (a completion
+   * token at once when nothing is missing). NotFoundError for an account that does not exist.
+   */
+  openAssetUpload(accountId: string, name: string, manifest: AssetManifest): Promise<{ jwt: string; buckets: string[][] }>;
+  /** The session an upload token opens (WorkerAssetsError `token` when it is not valid). */
+  assetUploadSession(token: string): Promise<{ id: string; account_id: string; script_name: string; manifest: AssetManifest }>;
+  /** Keeps uploaded files (checked by the caller against the session's manifest); the completion token once nothing is missing. */
+  storeAssets(sessionId: string, files: { hash: string; content_type: string | null; bytes: Uint8Array }[]): Promise<{ jwt: string | null }>;
+  /** A version's assets; null when it has none. */
+  versionAssets(accountId: string, name: string, versionId: string): Promise<WorkerVersionAssets | null>;
 }
 
 export interface Repositories {

@@ -30,12 +30,39 @@ export type WorkerBindingInput =
   | { type: 'plain_text'; name: string; text: string }
   | { type: 'json'; name: string; json: unknown }
   | { type: 'r2_bucket'; name: string; bucket_name: string; jurisdiction?: string }
-  | { type: 'secret_text'; name: string; text: string };
+  | { type: 'secret_text'; name: string; text: string }
+  | { type: 'assets'; name: string };
 
 /** Bindings as reads answer them: a secret by name only, never its value. */
 export type WorkerBinding = Exclude<WorkerBindingInput, { type: 'secret_text' }> | { type: 'secret_text'; name: string };
 
-export const BINDING_TYPES = ['plain_text', 'json', 'r2_bucket', 'secret_text'] as const;
+export const BINDING_TYPES = ['plain_text', 'json', 'r2_bucket', 'secret_text', 'assets'] as const;
+
+/** A static asset as a manifest names it: wrangler's hash of its content and extension, and its size. */
+export interface AssetManifestEntry {
+  hash: string;
+  size: number;
+}
+
+/** Paths (`/index.html`) to their assets. */
+export type AssetManifest = Record<string, AssetManifestEntry>;
+
+/** How a version's assets are served (the upload's `assets.config`, defaults filled in). */
+export interface WorkerAssetsConfig {
+  html_handling: 'auto-trailing-slash' | 'force-trailing-slash' | 'drop-trailing-slash' | 'none';
+  not_found_handling: 'none' | 'single-page-application' | '404-page';
+  /** true: the worker runs first for every request; a list: for paths matching its patterns (`!` patterns excluded). */
+  run_worker_first: boolean | string[];
+}
+
+/** What an upload says of its assets: a completion token of an upload session, or keep the latest version's. */
+export type WorkerAssetsInput = { kind: 'token'; token: string; config: WorkerAssetsConfig } | { kind: 'keep'; config: WorkerAssetsConfig | null };
+
+/** A version's assets as reads answer them. */
+export interface WorkerVersionAssets {
+  manifest: AssetManifest;
+  config: WorkerAssetsConfig;
+}
 
 export interface WorkerVersion {
   id: string;
@@ -108,6 +135,8 @@ export interface WorkerVersionInput {
   source: string;
   author_email: string | null;
   handlers: string[];
+  /** The version's static assets; none when absent. */
+  assets?: WorkerAssetsInput;
 }
 
 export interface DeploymentInput {
@@ -138,7 +167,8 @@ export type DeployedBinding =
   | { type: 'plain_text'; name: string; text: string }
   | { type: 'json'; name: string; json: unknown }
   | { type: 'r2_bucket'; name: string; bucket_name: string; jurisdiction?: string }
-  | { type: 'secret_text'; name: string; text: string };
+  | { type: 'secret_text'; name: string; text: string }
+  | { type: 'assets'; name: string };
 
 export interface DeployedModule {
   name: string;
@@ -155,6 +185,8 @@ export interface DeployedVersion {
   compatibility_flags: string[];
   modules: DeployedModule[];
   bindings: DeployedBinding[];
+  /** The version's static assets (their bytes read on demand: DeployedWorkersReader.assetContent). */
+  assets?: WorkerVersionAssets;
 }
 
 export interface DeployedScript {
@@ -167,6 +199,15 @@ export interface DeployedScript {
   deployment_id: string;
   /** The current deployment's versions and shares (percentages adding up to 100). */
   versions: (DeploymentVersion & { version: DeployedVersion })[];
+  /** The script's cron triggers, as written (checked when they were set). */
+  crons: string[];
+}
+
+/** A cron trigger of a script. */
+export interface WorkerSchedule {
+  cron: string;
+  created_on: string;
+  modified_on: string;
 }
 
 export interface DeployedZone {
@@ -199,4 +240,12 @@ export interface DeployedWorkersReader {
    * serve what it cannot open. Resolves at once when no secret is stored.
    */
   checkSecretsKey(): Promise<void>;
+  /**
+   * Claims the run of a script's cron trigger at a minute (ms since the epoch, a whole minute):
+   * true for the first caller only, on every instance sharing the database. Claims older than a
+   * day are dropped on the way.
+   */
+  claimScheduledRun(accountId: string, script: string, cron: string, minute: number): Promise<boolean>;
+  /** An asset's bytes and content type, by the account that holds them and its hash; null when it holds none. */
+  assetContent(accountId: string, hash: string): Promise<{ bytes: Uint8Array; content_type: string | null } | null>;
 }

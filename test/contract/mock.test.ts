@@ -286,6 +286,19 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
   return {
     listWorkerScripts: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts', { params: { path: { account_id } } })),
     uploadWorkerScript: () => upload('PUT', `/accounts/${account_id}/workers/scripts/hello-worker`),
+    createWorkerAssetsUploadSession: () =>
+      unwrap(
+        api.POST('/accounts/{account_id}/workers/scripts/{script_name}/assets-upload-session', {
+          params: { path: script },
+          body: { manifest: { '/index.html': { hash: '7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50', size: 1024 } } },
+        }),
+      ),
+    uploadWorkerAssets: async () => {
+      const form = new FormData();
+      form.set('7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50', new Blob([Buffer.from('<h1>home</h1>').toString('base64')], { type: 'text/html' }), '7f3c5e0b1a2d4c6e8f9a0b1c2d3e4f50');
+      const response = await fetch(`${mock.baseUrl}/accounts/${account_id}/workers/assets/upload?base64=true`, { method: 'POST', headers: { Authorization: 'Bearer mock-session-jwt' }, body: form });
+      return ((await response.json()) as { result: unknown }).result;
+    },
     getWorkerScriptContent: async () =>
       (await api.GET('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script }, parseAs: 'text' })).data,
     deleteWorkerScript: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}', { params: { path: script } })),
@@ -333,8 +346,13 @@ function workerCalls(): Record<string, () => Promise<unknown>> {
         }),
       ),
     getWorkerSchedules: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script } })),
+    updateWorkerSchedules: () =>
+      unwrap(api.PUT('/accounts/{account_id}/workers/scripts/{script_name}/schedules', { params: { path: script }, body: [{ cron: '*/5 * * * *' }, { cron: '0 9 * * MON-FRI' }] })),
     getWorkerReferences: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/references', { params: { path: script } })),
     listWorkerTailProducers: () => unwrap(api.GET('/accounts/{account_id}/workers/tails/by-consumer/{script_name}', { params: { path: script } })),
+    createWorkerTail: () => unwrap(api.POST('/accounts/{account_id}/workers/scripts/{script_name}/tails', { params: { path: script }, body: { filters: [{ outcome: ['exception'] }] } })),
+    listWorkerTails: () => unwrap(api.GET('/accounts/{account_id}/workers/scripts/{script_name}/tails', { params: { path: script } })),
+    deleteWorkerTail: () => unwrap(api.DELETE('/accounts/{account_id}/workers/scripts/{script_name}/tails/{tail_id}', { params: { path: { ...script, tail_id: '03dc9f77817b488fb26c5861ec18f791' } } })),
     getWorkerService: () =>
       unwrap(api.GET('/accounts/{account_id}/workers/services/{service_name}', { params: { path: { account_id, service_name: 'hello-worker' } } })),
     deleteWorkerService: () =>
@@ -391,7 +409,7 @@ describe('the mock serves the documented examples', () => {
 
   it('has a call for every operation of the document', () => {
     expect(Object.keys(calls).sort()).toEqual(operations.map((o) => o.operationId).sort());
-    expect(operations).toHaveLength(124);
+    expect(operations).toHaveLength(130);
   });
 
   for (const op of operations) {

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BucketCatalogue } from '../../src/bucket';
-import { WorkersRuntime, type DeployedVersion, type DeployedWorkers } from '../../src/runtime';
+import { WorkersRuntime, type DeployedVersion, type DeployedWorkers, type WorkersRuntimeOptions } from '../../src/runtime';
 
 export const ACCOUNT = '023e105f4ecef8ad9ca31a8372d0c353';
 export const OTHER_ACCOUNT = '9a7806061c88ada191ed06f989cc3dac';
@@ -22,7 +22,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { cpuMs?: number; waitUntilMs?: number; parentDir?: string } = {}): Promise<Harness> {
+export async function startHarness(options: { cpuMs?: number; waitUntilMs?: number; parentDir?: string; assetContent?: WorkersRuntimeOptions['assetContent'] } = {}): Promise<Harness> {
   const dataDir = mkdtempSync(path.join(options.parentDir ?? tmpdir(), 'runtime-test-'));
   const catalogue = new BucketCatalogue(dataDir);
   const logs: Harness['logs'] = [];
@@ -33,6 +33,7 @@ export async function startHarness(options: { cpuMs?: number; waitUntilMs?: numb
     waitUntilMs: options.waitUntilMs ?? 200,
     log: (entry) => logs.push(entry),
     report: (line) => reports.push(line),
+    ...(options.assetContent ? { assetContent: options.assetContent } : {}),
   });
   const server: Server = createServer(async (request, response) => {
     const [, account = '', script = '', ...rest] = (request.url ?? '/').split('/');

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeployedVersion } from '../../src/runtime';
 import { ACCOUNT, OTHER_ACCOUNT, deployed, moduleVersion, startHarness, type Harness } from './harness';
 
 const CANARIES = {
@@ -13,6 +14,12 @@ const CANARIES = {
   DATABASE_URL: 'postgres://canary:canary-db-password-3a7b@localhost/edge',
 };
 const OTHER_SECRET = 'other-script-secret-5b8c';
+const OTHER_ASSET = 'other-account-asset-7c2d';
+/** Static assets' bytes by account and hash, as the store holds them. */
+const ASSET_BYTES = new Map([
+  [`${ACCOUNT}/mine`, 'own asset'],
+  [`${OTHER_ACCOUNT}/theirs`, OTHER_ASSET],
+]);
 
 const ADVERSARY = `
 import process from 'node:process';
@@ -33,11 +40,21 @@ export default {
       otherAccountObject: await attempt(async () => { const object = await env.MINE.get('private.txt'); return object === null ? null : object.text(); }),
       listing: await attempt(async () => (await env.MINE.list()).objects.map((o) => o.key)),
       ownSecret: env.OWN_SECRET,
+      ownAsset: await attempt(async () => (await env.ASSETS.fetch('http://any.host/mine.txt')).text()),
+      otherAsset: await attempt(async () => { const r = await env.ASSETS.fetch('http://any.host/theirs.txt'); return r.status + ' ' + (await r.text()); }),
+      forgedGrant: await attempt(async () => { const r = await env.ASSETS.fetch('http://any.host/theirs.txt', { headers: { 'cf-edge-binding': 'forged' } }); return r.status + ' ' + (await r.text()); }),
+      traversal: await attempt(async () => { const r = await env.ASSETS.fetch('http://any.host/%2e%2e/theirs.txt'); return r.status + ' ' + (await r.text()); }),
     };
     return Response.json(found);
   },
 };
 `;
+
+/** A version with static assets: paths to hashes. */
+function withAssets(version: DeployedVersion, files: Record<string, string>): DeployedVersion {
+  const manifest = Object.fromEntries(Object.entries(files).map(([file, hash]) => [file, { hash, size: 1 }]));
+  return { ...version, assets: { manifest, config: { html_handling: 'none', not_found_handling: 'none', run_worker_first: true } } };
+}
 
 let harness: Harness;
 let saved: Record<string, string | undefined>;
@@ -46,7 +63,12 @@ beforeAll(async () => {
   // The platform's process holds its credentials in its environment; the runtime starts workers beside them.
   saved = Object.fromEntries(Object.keys(CANARIES).map((key) => [key, process.env[key]]));
   Object.assign(process.env, CANARIES);
-  harness = await startHarness();
+  harness = await startHarness({
+    assetContent: async (account, hash) => {
+      const text = ASSET_BYTES.get(`${account}/${hash}`);
+      return text === undefined ? null : { bytes: new TextEncoder().encode(text), content_type: 'text/plain' };
+    },
+  });
   await harness.catalogue.account(ACCOUNT).create('shared');
   await harness.catalogue.account(OTHER_ACCOUNT).create('shared');
   const theirs = await harness.catalogue.account(OTHER_ACCOUNT).open('shared');
@@ -59,8 +81,8 @@ beforeAll(async () => {
     subdomains: {},
     zones: [],
     scripts: [
-      { account_id: ACCOUNT, name: 'adversary', workers_dev: true, versions: [{ percentage: 100, version: moduleVersion(ADVERSARY, [{ type: 'r2_bucket', name: 'MINE', bucket_name: 'shared' }, { type: 'secret_text', name: 'OWN_SECRET', text: 'own-secret-1e4f' }], ['nodejs_compat', 'nodejs_compat_populate_process_env']) }] },
-      { account_id: OTHER_ACCOUNT, name: 'neighbour', workers_dev: true, versions: [{ percentage: 100, version: moduleVersion("export default { fetch: (r, env) => new Response(env.SECRET.length + '') }", [{ type: 'secret_text', name: 'SECRET', text: OTHER_SECRET }, { type: 'r2_bucket', name: 'THEIRS', bucket_name: 'shared' }]) }] },
+      { account_id: ACCOUNT, name: 'adversary', workers_dev: true, versions: [{ percentage: 100, version: withAssets(moduleVersion(ADVERSARY, [{ type: 'r2_bucket', name: 'MINE', bucket_name: 'shared' }, { type: 'secret_text', name: 'OWN_SECRET', text: 'own-secret-1e4f' }, { type: 'assets', name: 'ASSETS' }], ['nodejs_compat', 'nodejs_compat_populate_process_env']), { '/mine.txt': 'mine' }) }] },
+      { account_id: OTHER_ACCOUNT, name: 'neighbour', workers_dev: true, versions: [{ percentage: 100, version: withAssets(moduleVersion("export default { fetch: (r, env) => new Response(env.SECRET.length + '') }", [{ type: 'secret_text', name: 'SECRET', text: OTHER_SECRET }, { type: 'r2_bucket', name: 'THEIRS', bucket_name: 'shared' }, { type: 'assets', name: 'ASSETS' }]), { '/theirs.txt': 'theirs' }) }] },
     ],
   });
 }, 60_000);
@@ -78,9 +100,9 @@ describe('a deployed worker', () => {
     const response = await fetch(`${harness.url}/${ACCOUNT}/adversary/?dataDir=${encodeURIComponent(harness.dataDir)}`);
     expect(response.status).toBe(200);
     const text = await response.text();
-    for (const canary of [...Object.values(CANARIES), 'canary-db-password', OTHER_SECRET]) expect(text).not.toContain(canary);
+    for (const canary of [...Object.values(CANARIES), 'canary-db-password', OTHER_SECRET, OTHER_ASSET]) expect(text).not.toContain(canary);
     const found = JSON.parse(text) as Record<string, { value?: string; error?: string } | string[] | string>;
-    expect(found.envKeys).toEqual(['MINE', 'OWN_SECRET']);
+    expect(found.envKeys).toEqual(['ASSETS', 'MINE', 'OWN_SECRET']);
     // process.env holds the worker's own text bindings (as on the platform with this flag), nothing else.
     expect(JSON.parse((found.processEnv as { value: string }).value)).toEqual({ OWN_SECRET: 'own-secret-1e4f' });
     expect(found.ownSecret).toBe('own-secret-1e4f');
@@ -93,6 +115,11 @@ describe('a deployed worker', () => {
     // Its binding is its own account's bucket of that name, not the other account's.
     expect(found.otherAccountObject).toEqual({ value: 'null' });
     expect(found.listing).toEqual({ value: JSON.stringify(['mine.txt']) });
+    // Its assets binding reaches its own version's assets: not another account's, whatever it sends.
+    expect(found.ownAsset).toEqual({ value: 'own asset' });
+    expect(found.otherAsset).toEqual({ value: '404 ' });
+    expect(found.forgedGrant).toEqual({ value: '404 ' });
+    expect(found.traversal).toEqual({ value: '404 ' });
   });
 
   it('leaves no secret in a file: configurations are gone once the runtime listens', async () => {

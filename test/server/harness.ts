@@ -12,6 +12,7 @@ import { ApiError, createApiClient, type ApiClient } from '../../src/client';
 import { createApp, CredentialRegistry, everything, httpServerOptions, sha256, type Scope } from '../../src/server';
 import type { RateLimitPolicy } from '../../src/rate-limit';
 import { openSqliteStore, type Clock, type Store } from '../../src/store';
+import type { LiveTails } from '../../src/tail';
 
 export const ids = {
   account: '023e105f4ecef8ad9ca31a8372d0c353',
@@ -80,6 +81,8 @@ export interface StartOptions {
   logger?: Logger;
   /** How long a write waits for another process's lock on the store (default 5 000 ms). */
   busyTimeoutMs?: number;
+  /** Live tails, as `npm start` with its edge hands them to the API. */
+  tails?: LiveTails;
 }
 
 export async function startServer(options: StartOptions = {}): Promise<TestServer> {
@@ -106,6 +109,7 @@ export async function startServer(options: StartOptions = {}): Promise<TestServe
     validateResponses: options.validateResponses ?? true,
     ...(options.faultRules ? { faultRules: { list: options.faultRules, source: 'test rules' } } : {}),
     ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.tails ? { tails: options.tails } : {}),
   });
   await ready;
   const server: Server = await new Promise((resolve) => {

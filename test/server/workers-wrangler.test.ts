@@ -1,6 +1,6 @@
 // wrangler 4 (the pinned devDependency, as a separate process) deploying workers to the API as
 // `npm start` runs it, pointed at it with CLOUDFLARE_API_BASE_URL and nothing else: deploy with
-// workers_dev and with routes, versions list and view, deployments list and status, rollback,
+// workers_dev, with routes and with cron triggers, triggers deploy, versions list and view, deployments list and status, rollback,
 // secret put, list, bulk and delete, delete; then what it did survives a restart and a state
 // export and import, and no secret value is stored in plain text.
 import { spawnSync } from 'node:child_process';
@@ -46,7 +46,7 @@ beforeAll(async () => {
   expect((await call('POST', `/accounts/${ACCOUNT}/r2/buckets`, { name: 'hello-bucket' })).status).toBe(200);
   project(
     'hello',
-    'name = "hello"\nmain = "index.js"\ncompatibility_date = "2026-11-01"\nworkers_dev = true\n\n[vars]\nGREETING = "hi"\nLIMITS = { max = 3 }\n\n[[r2_buckets]]\nbinding = "BUCKET"\nbucket_name = "hello-bucket"\n',
+    'name = "hello"\nmain = "index.js"\ncompatibility_date = "2026-11-01"\nworkers_dev = true\n\n[vars]\nGREETING = "hi"\nLIMITS = { max = 3 }\n\n[[r2_buckets]]\nbinding = "BUCKET"\nbucket_name = "hello-bucket"\n\n[triggers]\ncrons = ["*/5 * * * *", "0 9 * * MON-FRI"]\n',
     'export default { async fetch(request, env) { return new Response(env.GREETING); } };\n',
   );
   project(
@@ -83,6 +83,30 @@ describe('wrangler deploy', () => {
     expect(switch_.body.result.enabled).toBe(true);
     const content = await fetch(`${api.baseUrl}/accounts/${ACCOUNT}/workers/scripts/hello`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(await content.text()).toContain('new Response(env.GREETING)');
+    // [triggers] crons: put whole after the upload.
+    expect(second.output).toContain('schedule: */5 * * * *');
+    expect(second.output).toContain('schedule: 0 9 * * MON-FRI');
+    const schedules = await call('GET', `/accounts/${ACCOUNT}/workers/scripts/hello/schedules`);
+    expect(schedules.body.result.schedules.map((schedule: { cron: string }) => schedule.cron)).toEqual(['*/5 * * * *', '0 9 * * MON-FRI']);
+  });
+
+  it('replaces the cron triggers with `triggers deploy`, and answers a bad expression with the platform\'s error', async () => {
+    const config = path.join(work, 'hello', 'wrangler.toml');
+    const original = readFileSync(config, 'utf8');
+    writeFileSync(config, original.replace('crons = ["*/5 * * * *", "0 9 * * MON-FRI"]', 'crons = ["0 18 * * friL", "*/5 * * * *"]'));
+    const replaced = await run('hello', ['triggers', 'deploy']);
+    expect(replaced.code, replaced.output).toBe(0);
+    expect(replaced.output).toContain('schedule: 0 18 * * friL');
+    const schedules = await call('GET', `/accounts/${ACCOUNT}/workers/scripts/hello/schedules`);
+    expect(schedules.body.result.schedules.map((schedule: { cron: string }) => schedule.cron)).toEqual(['0 18 * * friL', '*/5 * * * *']);
+
+    writeFileSync(config, original.replace('crons = ["*/5 * * * *", "0 9 * * MON-FRI"]', 'crons = ["0 22 * * 0"]'));
+    const refused = await run('hello', ['triggers', 'deploy']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.output).toContain('invalid cron string "0 22 * * 0"');
+    expect(refused.output).toContain('[code: 10100]');
+    expect((await call('GET', `/accounts/${ACCOUNT}/workers/scripts/hello/schedules`)).body.result).toEqual(schedules.body.result);
+    writeFileSync(config, original);
   });
 
   it('deploys a worker on routes of a zone, and refuses a route outside the account\'s zones', async () => {
@@ -182,7 +206,7 @@ describe('secrets', () => {
 });
 
 describe('after a restart and through a state file', () => {
-  it('keeps scripts, versions, deployments, routes and secrets', async () => {
+  it('keeps scripts, versions, deployments, routes, secrets and cron triggers', async () => {
     const before = await snapshot();
     await api.stop();
     api = await startApiProcess({ DATA_DIR: dataDir, API_TOKEN: TOKEN });
@@ -218,6 +242,7 @@ async function snapshot() {
     versions: (await call('GET', `${base}/hello/versions?per_page=100`)).body.result,
     deployments: (await call('GET', `${base}/hello/deployments`)).body.result,
     secrets: (await call('GET', `${base}/hello/secrets`)).body.result,
+    schedules: (await call('GET', `${base}/hello/schedules`)).body.result,
     routes: (await call('GET', `/zones/${ZONE}/workers/routes`)).body.result,
     subdomain: (await call('GET', `/accounts/${ACCOUNT}/workers/subdomain`)).body.result,
   };

@@ -4,6 +4,12 @@
  * nothing else: no disk service, no other script, the buckets of its bindings through the
  * platform's bucket service, secrets from the process's own environment (never written to a
  * file), and outbound `fetch` to the network.
+ *
+ * Beside the worker, a small service of the platform's own (`trigger`) runs its cron triggers:
+ * on its own socket (in the runtime's private directory, never the edge's), it calls the
+ * worker's `scheduled` handler through a service binding (`Fetcher.scheduled()`, workerd's
+ * `service_binding_extra_handlers`) and answers the outcome. The worker has no binding to it and
+ * gains nothing it could reach.
  */
 import type { DeployedModule, DeployedVersion } from '../deployed';
 import { data, list, text } from './capnp-text';
@@ -14,9 +20,13 @@ export interface VersionConfig {
   socketPath: string;
   /** Where the process answers the runtime's probe, on the thread the worker runs on. */
   probeSocketPath: string;
+  /** Where the process takes the platform's cron triggers for the worker. */
+  triggerSocketPath: string;
   /** The bucket service (HTTP over a Unix socket). */
   bucketSocketPath: string;
-  /** The header workerd adds to every bucket call, and the grant of each r2_bucket binding by its name. */
+  /** The assets service (HTTP over a Unix socket). */
+  assetsSocketPath: string;
+  /** The header workerd adds to every bucket or assets call, and the grant of each r2_bucket or assets binding by its name. */
   grantHeader: string;
   grants: Map<string, string>;
   /** The environment variable holding each secret_text binding's value, by binding name. */
@@ -27,7 +37,21 @@ export interface VersionConfig {
   protoHeader: string;
   /** V8's heap limit for the worker, in MiB (the platform's memory limit). */
   heapMiB: number;
+  /** While the script is tailed: the platform's tail worker, and the trace sink it posts to with its grant. */
+  tail?: { source: string; sinkSocketPath: string; grantHeader: string; grant: string };
 }
+
+/**
+ * The trigger service: `POST /?cron=...&time=<ms>` runs the worker's `scheduled` handler and
+ * answers workerd's outcome (`{ outcome, noRetry }`).
+ */
+const TRIGGER_MODULE = `export default {
+  async fetch(request, env) {
+    const url = new URL(request.url);
+    const result = await env.WORKER.scheduled({ cron: url.searchParams.get('cron') ?? '', scheduledTime: new Date(Number(url.searchParams.get('time'))) });
+    return Response.json(result);
+  },
+};`;
 
 /** Thrown for a version workerd cannot be given as it is. */
 export class VersionConfigError extends Error {
@@ -88,6 +112,15 @@ export function versionConfig(config: VersionConfig): string {
         bucketServices.push(`(name = ${text(service)}, external = (address = ${text(`unix:${config.bucketSocketPath}`)}, http = (${inject})))`);
         break;
       }
+      case 'assets': {
+        const grant = config.grants.get(binding.name);
+        if (grant === undefined) throw new VersionConfigError(`binding ${binding.name}: the version has no assets`);
+        const service = `assets-${bucketServices.length}`;
+        bindings.push(`(name = ${name}, service = ${text(service)})`);
+        const inject = `injectRequestHeaders = [(name = ${text(config.grantHeader)}, value = ${text(grant)})]`;
+        bucketServices.push(`(name = ${text(service)}, external = (address = ${text(`unix:${config.assetsSocketPath}`)}, http = (${inject})))`);
+        break;
+      }
     }
   }
   const worker = [
@@ -96,19 +129,28 @@ export function versionConfig(config: VersionConfig): string {
     `compatibilityFlags = ${list(version.compatibility_flags.map(text))}`,
     `bindings = ${list(bindings)}`,
     'globalOutbound = "internet"',
+    ...(config.tail ? ['tails = ["tail"]'] : []),
   ];
+  const tailServices = config.tail
+    ? [
+        `(name = "tail", worker = (modules = [(name = "tail.js", esModule = ${text(config.tail.source)})], compatibilityDate = "2024-01-01", bindings = [(name = "SINK", service = "trace-sink")], globalOutbound = "none"))`,
+        `(name = "trace-sink", external = (address = ${text(`unix:${config.tail.sinkSocketPath}`)}, http = (injectRequestHeaders = [(name = ${text(config.tail.grantHeader)}, value = ${text(config.tail.grant)})])))`,
+      ]
+    : [];
   return `using Workerd = import "/workerd/workerd.capnp";
 
 const config :Workerd.Config = (
   services = [
     (name = "worker", worker = (${worker.join(', ')})),
     (name = "probe", worker = (modules = [(name = "probe.js", esModule = "export default { fetch: () => new Response(null, { status: 204 }) };")], compatibilityDate = "2024-01-01", globalOutbound = "none")),
+    (name = "trigger", worker = (modules = [(name = "trigger.js", esModule = ${text(TRIGGER_MODULE)})], compatibilityDate = "2024-01-01", compatibilityFlags = ["service_binding_extra_handlers"], bindings = [(name = "WORKER", service = "worker")], globalOutbound = "none")),
     (name = "none", network = (allow = [])),
-    ${[...bucketServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
+    ${[...bucketServices, ...tailServices, '(name = "internet", network = (allow = ["public", "private", "local"], tlsOptions = (trustBrowserCas = true)))'].join(',\n    ')}
   ],
   sockets = [
     (name = "edge", address = ${text(`unix:${config.socketPath}`)}, http = (cfBlobHeader = ${text(config.cfBlobHeader)}, forwardedProtoHeader = ${text(config.protoHeader)}), service = "worker"),
     (name = "probe", address = ${text(`unix:${config.probeSocketPath}`)}, http = (), service = "probe"),
+    (name = "trigger", address = ${text(`unix:${config.triggerSocketPath}`)}, http = (), service = "trigger"),
   ],
   v8Flags = [${text(`--max-old-space-size=${config.heapMiB}`)}],
   logging = (structuredLogging = true),

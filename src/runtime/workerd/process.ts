@@ -22,10 +22,21 @@ export interface WorkerdOptions {
   env: Record<string, string>;
   /** How many sockets the configuration listens on (ready once all do). */
   sockets: number;
-  /** One line of the worker's log: its console output, or workerd's report of an uncaught exception. */
-  onLog: (entry: { level: string; message: string }) => void;
+  /**
+   * One line of the worker's log: its console output, or workerd's report of an uncaught
+   * exception. Lines of workerd's own (its `source` set) come too, the informational ones among
+   * them (`--verbose`: the only place workerd tells a `scheduled` handler's exception).
+   */
+  onLog: (entry: LogEntry) => void;
   /** The process ended (a crash, a kill). */
   onExit: (code: number | null, signal: NodeJS.Signals | null) => void;
+}
+
+export interface LogEntry {
+  level: string;
+  message: string;
+  /** Where in workerd the line comes from; absent for the worker's own console output. */
+  source?: string;
 }
 
 export interface WorkerdProcess {
@@ -59,7 +70,7 @@ const GUARD = [
 ].join('\n');
 
 export function startWorkerd(options: WorkerdOptions): WorkerdProcess {
-  const child: ChildProcess = spawn('/bin/sh', ['-c', GUARD, options.binary, 'serve', options.configFile, '--experimental', '--control-fd=3'], {
+  const child: ChildProcess = spawn('/bin/sh', ['-c', GUARD, options.binary, 'serve', options.configFile, '--experimental', '--verbose', '--control-fd=3'], {
     cwd: options.cwd,
     env: options.env,
     stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
@@ -145,11 +156,13 @@ function readLines(stream: Readable, each: (line: string) => void): void {
 }
 
 /** workerd's structured log lines (`{"level":..,"message":..}`); anything else is taken as is. */
-function parseLogLine(line: string): { level: string; message: string } {
+function parseLogLine(line: string): LogEntry {
   if (line.startsWith('{')) {
     try {
-      const entry = JSON.parse(line) as { level?: unknown; message?: unknown };
-      if (typeof entry.message === 'string') return { level: typeof entry.level === 'string' ? entry.level : 'info', message: entry.message };
+      const entry = JSON.parse(line) as { level?: unknown; message?: unknown; source?: unknown };
+      if (typeof entry.message === 'string') {
+        return { level: typeof entry.level === 'string' ? entry.level : 'info', message: entry.message, ...(typeof entry.source === 'string' ? { source: entry.source } : {}) };
+      }
     } catch {
       // Not JSON after all.
     }

@@ -13,7 +13,9 @@ import { simulatorHandlers } from './simulator';
 import { temporaryCredentialHandlers } from './temporary-credentials';
 import { userHandlers } from './users';
 import { wafMigrationHandlers } from './waf-migration';
+import { workerAssetHandlers } from './worker-assets';
 import { workerRouteHandlers } from './worker-routes';
+import { workerTailHandlers } from './worker-tails';
 import { workerHandlers } from './workers';
 import { zoneHandlers } from './zones';
 
@@ -36,4 +38,6 @@ export const handlers: Handlers = {
   ...userHandlers,
   ...workerHandlers,
   ...workerRouteHandlers,
+  ...workerAssetHandlers,
+  ...workerTailHandlers,
 };

@@ -12,6 +12,7 @@ import { checkScriptName, checkUpload, WorkerCodes } from '../workers/upload';
 import { deploymentView, routeView, scriptView, servingVersionId, versionView } from '../workers/views';
 import { patternHost, requirePatternInZone } from '../workers/route-patterns';
 import { requireAccount } from './access';
+import { checkedCrons, MAX_CRON_TRIGGERS_PER_ACCOUNT } from '../workers/schedules';
 
 type WorkerOperation =
   | 'listWorkerScripts'
@@ -38,6 +39,7 @@ type WorkerOperation =
   | 'deleteWorkerSecret'
   | 'updateWorkerSecrets'
   | 'getWorkerSchedules'
+  | 'updateWorkerSchedules'
   | 'getWorkerReferences'
   | 'listWorkerTailProducers'
   | 'getWorkerService'
@@ -64,7 +66,7 @@ async function scriptPath<O extends OperationId>(context: Context<O>): Promise<{
   return { account: params.account_id, name: params.script_name ?? params.service_name! };
 }
 
-async function existingScript<O extends OperationId>(context: Context<O>): Promise<{ account: string; script: WorkerScript }> {
+export async function existingScript<O extends OperationId>(context: Context<O>): Promise<{ account: string; script: WorkerScript }> {
   const { account, name } = await scriptPath(context);
   const script = await context.store.workers.getScript(account, name);
   if (script === null) throw workerNotFound(name);
@@ -144,7 +146,8 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
     const versionId = servingVersionId(script);
     const modules = (await context.store.workers.versionModules(account, script.name, versionId)) ?? [];
     const version = await context.store.workers.getVersion(account, script.name, versionId);
-    const main = modules.find((module) => module.name === version?.main_module) ?? modules[0]!;
+    const main = modules.find((module) => module.name === version?.main_module) ?? modules[0];
+    if (main === undefined) throw ApiError.of(404, WorkerCodes.scriptNotFound, `${script.name} has no script content: it serves static assets only.`);
     return {
       stream: {
         status: 200,
@@ -157,6 +160,7 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   deleteWorkerScript: async (context) => {
     const { account, script } = await existingScript(context);
     await context.store.workers.deleteScript(account, script.name);
+    context.tails?.removeScript(account, script.name);
     return { result: null };
   },
 
@@ -331,8 +335,16 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   },
 
   getWorkerSchedules: async (context) => {
-    await existingScript(context);
-    return { result: { schedules: [] } };
+    const { account, name } = await scriptPath(context);
+    const schedules = await context.store.workers.listSchedules(account, name);
+    if (schedules === null) throw workerNotFound(name);
+    return { result: { schedules } };
+  },
+
+  updateWorkerSchedules: async (context) => {
+    const { account, name } = await scriptPath(context);
+    const crons = checkedCrons(context.body.map((schedule) => schedule.cron));
+    return { result: { schedules: await context.store.workers.replaceSchedules(account, name, crons, MAX_CRON_TRIGGERS_PER_ACCOUNT) } };
   },
 
   getWorkerReferences: async (context) => {
@@ -361,6 +373,7 @@ export const workerHandlers: { [O in WorkerOperation]: Handler<O> } = {
   deleteWorkerService: async (context) => {
     const { account, script } = await existingScript(context);
     await context.store.workers.deleteScript(account, script.name);
+    context.tails?.removeScript(account, script.name);
     return { result: null };
   },
 

@@ -99,7 +99,11 @@ export function toApiError(error: unknown, request: { method: string; path: stri
   if (isBodyParserError(error)) {
     if (error.type === 'entity.parse.failed') return malformedJson(error);
     if (error.type === 'entity.too.deep') return badRequest(error.message, Codes.malformedJson);
-    if (error.type === 'entity.too.large') return ApiError.of(413, Codes.payloadTooLarge, 'Request body is larger than 1 MiB');
+    if (error.type === 'entity.too.large') {
+      // The parser's own limit: 1 MiB, or an assets manifest's 16 MiB.
+      const limit = (error as { limit?: number }).limit;
+      return ApiError.of(413, Codes.payloadTooLarge, `Request body is larger than ${limit === undefined ? 1 : Math.round(limit / 1024 / 1024)} MiB`);
+    }
     if (error.type === 'encoding.unsupported' || error.type === 'charset.unsupported') {
       return ApiError.of(415, Codes.unsupportedMediaType, `unsupported body encoding: ${error.message}`);
     }

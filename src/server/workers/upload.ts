@@ -8,6 +8,7 @@ import { gzipSync } from 'node:zlib';
 import { parse, type Node } from 'acorn';
 import type { AccountBuckets } from '../../bucket';
 import type { ModuleType, WorkerBindingInput, WorkerModuleInput, WorkerVersionInput } from '../../store';
+import { checkAssetsMetadata } from './assets';
 import { badRequest } from '../http/errors';
 import { formMetadata, type FormPart } from './form';
 
@@ -25,6 +26,10 @@ export const WorkerCodes = {
   bindingWithoutName: 10052,
   bindingTooLarge: 10054,
   latestNotDeployed: 10215,
+  /** An account's cron triggers over the limit ("workers.api.error.too_many_crons"). */
+  tooManyCrons: 10072,
+  /** A cron expression the platform does not accept ("invalid cron string"). */
+  invalidCron: 10100,
 } as const;
 
 /** The platform's limit on a worker's modules, gzip-compressed (paid plans). */
@@ -69,6 +74,8 @@ const METADATA_MEMBERS = new Set([
   'observability',
   'tags',
   'tail_consumers',
+  'assets',
+  'keep_assets',
 ]);
 
 export function checkScriptName(name: string): void {
@@ -103,17 +110,24 @@ export async function checkUpload(
   if (meta.body_part !== undefined) {
     throw badRequest('service-worker uploads (metadata.body_part) are not served: upload an ES module worker (metadata.main_module)', WorkerCodes.invalid);
   }
-  if (typeof meta.main_module !== 'string' || meta.main_module === '') {
-    throw badRequest('metadata.main_module is required: it names the module the worker starts from', WorkerCodes.invalid);
-  }
   const modules = modulesOf(parts);
-  const main = modules.find((module) => module.name === meta.main_module);
-  if (!main) throw badRequest(`No such module "${meta.main_module}": metadata.main_module names no part of the upload`, WorkerCodes.invalid);
-  if (main.type !== 'esm') throw badRequest(`the main module ${main.name} must be an ES module (Content-Type: application/javascript+module), not ${main.type}`, WorkerCodes.invalid);
-  let handlers: string[] = ['fetch'];
-  for (const module of modules) {
-    const program = parseModule(module);
-    if (module === main && program) handlers = exportedHandlers(program);
+  // An assets-only worker (what wrangler uploads without `main`): no module, its assets alone.
+  const assetsOnly = meta.main_module === undefined && modules.length === 0 && (meta.assets !== undefined || meta.keep_assets === true || meta.keep_assets === 'true');
+  const assets = checkAssetsMetadata(meta.assets, meta.keep_assets, !assetsOnly);
+  let main: WorkerModuleInput | undefined;
+  let handlers: string[] = [];
+  if (!assetsOnly) {
+    if (typeof meta.main_module !== 'string' || meta.main_module === '') {
+      throw badRequest('metadata.main_module is required: it names the module the worker starts from (or upload assets alone: metadata.assets and no module)', WorkerCodes.invalid);
+    }
+    main = modules.find((module) => module.name === meta.main_module);
+    if (!main) throw badRequest(`No such module "${meta.main_module}": metadata.main_module names no part of the upload`, WorkerCodes.invalid);
+    if (main.type !== 'esm') throw badRequest(`the main module ${main.name} must be an ES module (Content-Type: application/javascript+module), not ${main.type}`, WorkerCodes.invalid);
+    handlers = ['fetch'];
+    for (const module of modules) {
+      const program = parseModule(module);
+      if (module === main && program) handlers = exportedHandlers(program);
+    }
   }
   const compressed = modules.reduce((sum, module) => sum + gzipSync(module.bytes).byteLength, 0);
   if (compressed > MAX_COMPRESSED_BYTES) {
@@ -138,12 +152,16 @@ export async function checkUpload(
   }
   const annotations = meta.annotations === undefined ? {} : stringRecord(meta.annotations, 'annotations');
   const bindings = await checkBindings(meta.bindings, buckets);
+  const assetsBinding = bindings.find((binding) => binding.type === 'assets');
+  if (assetsBinding !== undefined && assets === undefined) throw badRequest(`binding ${assetsBinding.name} of type assets: the upload has no assets (metadata.assets or keep_assets)`, WorkerCodes.invalid);
+  if (assetsOnly && bindings.length > 0) throw badRequest('an assets-only worker (no module) takes no bindings', WorkerCodes.invalid);
+  if (bindings.filter((binding) => binding.type === 'assets').length > 1) throw badRequest('a worker has at most one binding of type assets', WorkerCodes.invalid);
   const settings: CheckedUpload['settings'] = {};
   if (meta.observability !== undefined) settings.observability = meta.observability as { enabled: boolean } | null;
   if (meta.tags !== undefined) settings.tags = stringList(meta.tags, 'tags');
   return {
     version: {
-      main_module: main.name,
+      main_module: main?.name ?? '',
       compatibility_date: compatibilityDate,
       compatibility_flags: flags,
       bindings,
@@ -153,6 +171,7 @@ export async function checkUpload(
       source: who.source,
       author_email: who.author_email,
       handlers,
+      ...(assets === undefined ? {} : { assets }),
     },
     settings,
   };
@@ -246,8 +265,11 @@ async function checkBinding(binding: Record<string, unknown>, type: string, name
       }
       return { type, name, bucket_name: bucket, ...(jurisdiction === undefined || jurisdiction === 'default' ? {} : { jurisdiction }) };
     }
+    case 'assets':
+      only([]);
+      return { type, name };
     default:
-      throw badRequest(`binding ${name} of type ${type} is not served by this platform (served: plain_text, json, r2_bucket, secret_text)`, WorkerCodes.invalid);
+      throw badRequest(`binding ${name} of type ${type} is not served by this platform (served: plain_text, json, r2_bucket, secret_text, assets)`, WorkerCodes.invalid);
   }
 }
 

@@ -36,6 +36,11 @@ const TABLES: readonly { name: keyof Database; key: readonly string[]; pageRows?
   { name: 'worker_deployments', key: ['id'] },
   { name: 'worker_subdomains', key: ['account_id'] },
   { name: 'worker_routes', key: ['id'] },
+  { name: 'worker_schedules', key: ['account_id', 'script_name', 'cron'] },
+  // Asset bytes (base64) are up to 25 MiB a row: one row a page.
+  { name: 'worker_asset_contents', key: ['account_id', 'hash'], pageRows: 1 },
+  { name: 'worker_asset_sessions', key: ['id'] },
+  { name: 'worker_version_assets', key: ['version_id'] },
 ];
 const TABLE_NAMES = new Set<string>(TABLES.map((table) => table.name));
 /** Rows read per query: a page of a snapshot, so memory stays bounded whatever the table's size. */

@@ -26,7 +26,7 @@ import { runInTransaction } from '../transaction/run-in-transaction';
 import type { Account, Zone } from '../types';
 import { SEED_LOCK } from '../write-locks';
 import { SecretsKeyMissingError } from '../errors';
-import { deployedWorkersReader, routeOperations, scriptOperations, type SecretBox } from '../workers';
+import { assetOperations, deployedWorkersReader, routeOperations, scheduleOperations, scriptOperations, type SecretBox } from '../workers';
 
 /** The fixtures that ship with the project. */
 export const DEFAULT_SEED_FILE = projectFile('fixtures', 'seed.json');
@@ -171,7 +171,12 @@ class LazyRepositories implements Repositories {
     return (this.#accountLogpushJobs ??= logpushJobRepository(this.executor, ACCOUNT_JOBS, this.memory.secrets));
   }
   get workers() {
-    return (this.#workers ??= { ...scriptOperations(this.executor, this.memory.secrets), ...routeOperations(this.executor) });
+    return (this.#workers ??= {
+      ...scriptOperations(this.executor, this.memory.secrets),
+      ...routeOperations(this.executor),
+      ...scheduleOperations(this.executor),
+      ...assetOperations(this.executor, this.memory.secrets),
+    });
   }
 }
 

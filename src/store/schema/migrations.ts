@@ -5,6 +5,8 @@ import { counterSequences } from './0002-counter-sequences';
 import { accountLogpushJobs } from './0003-account-logpush-jobs';
 import { workers } from './0004-workers';
 import { logpushOutputOptions } from './0005-logpush-output-options';
+import { workerSchedules } from './0006-worker-schedules';
+import { workerAssets } from './0007-worker-assets';
 
 /**
  * Every schema change, in order. Names sort in application order; a database that has run
@@ -16,6 +18,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003_account_logpush_jobs': accountLogpushJobs,
   '0004_workers': workers,
   '0005_logpush_output_options': logpushOutputOptions,
+  '0006_worker_schedules': workerSchedules,
+  '0007_worker_assets': workerAssets,
 };
 
 const MIGRATION_TABLE = 'store_migration';

@@ -303,6 +303,58 @@ export interface WorkerRoutesTable {
   created_on: string;
 }
 
+/** A cron trigger of a script: each expression once per script, kept in the order it was set. */
+export interface WorkerSchedulesTable {
+  account_id: string;
+  script_name: string;
+  /** The expression as it was sent. */
+  cron: string;
+  /** Its place in the set the last replacement sent. */
+  position: number;
+  created_on: string;
+  modified_on: string;
+}
+
+/** A run of a cron trigger one instance claimed: (script, expression, minute) fires once however many instances share the database. */
+export interface WorkerScheduleRunsTable {
+  account_id: string;
+  script_name: string;
+  cron: string;
+  /** The minute it fired for (ISO 8601, UTC). */
+  minute: string;
+  claimed_on: string;
+}
+
+/** An asset's bytes (base64) by its hash as wrangler computes it, per account: versions naming the same hash share one row. */
+export interface WorkerAssetContentsTable {
+  account_id: string;
+  hash: string;
+  size: number;
+  /** As uploaded; null when the upload said none (`application/null`). */
+  content_type: string | null;
+  content: string;
+}
+
+/** An assets upload in progress: the manifest it announced, until it expires. */
+export interface WorkerAssetSessionsTable {
+  id: string;
+  account_id: string;
+  script_name: string;
+  /** {path: {hash, size}}. */
+  manifest: JsonText;
+  expires_on: string;
+}
+
+/** A version's static assets: its manifest and how they are served. */
+export interface WorkerVersionAssetsTable {
+  version_id: string;
+  account_id: string;
+  script_name: string;
+  /** {path: {hash, size}}. */
+  manifest: JsonText;
+  config: JsonText;
+}
+
 /** One row per scope whose `version` goes up with every committed change the runtime must see. */
 export interface WorkerChangesTable {
   scope: string;
@@ -334,4 +386,9 @@ export interface Database {
   worker_subdomains: WorkerSubdomainsTable;
   worker_routes: WorkerRoutesTable;
   worker_changes: WorkerChangesTable;
+  worker_schedules: WorkerSchedulesTable;
+  worker_schedule_runs: WorkerScheduleRunsTable;
+  worker_asset_contents: WorkerAssetContentsTable;
+  worker_asset_sessions: WorkerAssetSessionsTable;
+  worker_version_assets: WorkerVersionAssetsTable;
 }

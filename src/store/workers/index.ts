@@ -2,4 +2,7 @@
 export { loadSecretBox, SecretBox, SecretSealError, SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE } from './secret-box';
 export { deployedWorkersReader } from './read-model';
 export { routeOperations } from './routes';
+export { scheduleOperations } from './schedules';
 export { scriptOperations } from './scripts';
+export { assetOperations } from './assets';
+export { ASSET_TOKEN_PURPOSE, TOKEN_SECONDS as ASSET_TOKEN_SECONDS } from './asset-tokens';

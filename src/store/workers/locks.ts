@@ -14,3 +14,16 @@ export function workersSubdomainLock(accountId: string): string {
 export function workerRoutesLock(zoneId: string): string {
   return `worker-routes:${zoneId}`;
 }
+
+/**
+ * An account's cron triggers as a whole (their number is limited per account): taken before a
+ * script's lock when a script's set is replaced.
+ */
+export function workerSchedulesLock(accountId: string): string {
+  return `worker-schedules:${accountId}`;
+}
+
+/** One assets upload session: its uploads queue, so the last one sees every file and answers the completion token. */
+export function assetSessionLock(sessionId: string): string {
+  return `worker-assets-session:${sessionId}`;
+}

@@ -7,6 +7,7 @@
  */
 import { fromFlag, fromJson } from '../codecs';
 import type { Executor } from '../transaction/executor';
+import { readAssetContent, readVersionAssets } from './assets';
 import { changeMarker } from './changes';
 import type { Db, StoredBinding } from './rows';
 import { SECRETS_KEY_FILE, SECRETS_KEY_VARIABLE, SecretSealError, secretPlace, sealedKeyId, type SecretBox } from './secret-box';
@@ -25,6 +26,8 @@ export function deployedWorkersReader(executor: Executor, box: () => SecretBox):
       modules = next;
       return snapshot;
     },
+    claimScheduledRun: claimScheduledRun(executor),
+    assetContent: (accountId, hash) => executor.readStatement(({ db }) => readAssetContent(db, accountId, hash)),
     checkSecretsKey: async () => {
       const foreign = await executor.read(({ db }) => foreignKeyIds(db, box));
       if (foreign.length === 0) return;
@@ -93,6 +96,7 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
           ? { type: 'secret_text', name: binding.name, text: box().open(binding.sealed, secretPlace(script.account_id, script.name, binding.name)) }
           : binding,
       );
+      const assets = await readVersionAssets(db, row.id);
       versions.push({
         ...share,
         version: {
@@ -103,10 +107,19 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
           compatibility_flags: fromJson<string[]>(row.compatibility_flags),
           modules,
           bindings,
+          ...(assets === undefined ? {} : { assets }),
         },
       });
     }
-    scripts.push({ account_id: script.account_id, name: script.name, tag: script.tag, workers_dev: fromFlag(script.workers_dev), deployment_id: deployment.id, versions });
+    const cronRows = await db
+      .selectFrom('worker_schedules')
+      .select('cron')
+      .where('account_id', '=', script.account_id)
+      .where('script_name', '=', script.name)
+      .orderBy('position')
+      .execute();
+    const crons = cronRows.map((row) => row.cron);
+    scripts.push({ account_id: script.account_id, name: script.name, tag: script.tag, workers_dev: fromFlag(script.workers_dev), deployment_id: deployment.id, versions, crons });
   }
   const routeRows = await db
     .selectFrom('worker_routes')
@@ -127,4 +140,24 @@ async function readSnapshot(db: Db, box: () => SecretBox, cached: ModuleCache, k
     scripts,
     zones: [...zones.values()],
   };
+}
+
+/** How long a claim is kept: far longer than any instance's clock may be off or late. */
+const CLAIM_KEPT_MS = 24 * 60 * 60 * 1000;
+
+/** The claim of one run; false when another caller (another instance) claimed it first. */
+export function claimScheduledRun(executor: Executor) {
+  return (accountId: string, script: string, cron: string, minute: number): Promise<boolean> =>
+    executor.write(async (ctx) => {
+      const inserted = await ctx.db
+        .insertInto('worker_schedule_runs')
+        .values({ account_id: accountId, script_name: script, cron, minute: new Date(minute).toISOString(), claimed_on: ctx.now })
+        .onConflict((conflict) => conflict.columns(['account_id', 'script_name', 'cron', 'minute']).doNothing())
+        .executeTakeFirst();
+      const claimed = Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0;
+      // Old claims go as new ones come (by the minute's index: usually nothing to find); no run
+      // is ever claimed that far back.
+      if (claimed) await ctx.db.deleteFrom('worker_schedule_runs').where('minute', '<', new Date(minute - CLAIM_KEPT_MS).toISOString()).execute();
+      return claimed;
+    });
 }

@@ -4,11 +4,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fromJson, toFlag, toJson } from '../codecs';
-import { InvalidInputError, NotFoundError, WorkerVersionNotDeployedError } from '../errors';
+import { InvalidInputError, NotFoundError, WorkerAssetsError, WorkerVersionNotDeployedError } from '../errors';
 import { newId } from '../ids';
 import type { WorkersRepository } from '../store';
 import type { WriteContext } from '../transaction/context';
 import type { Executor } from '../transaction/executor';
+import { attachVersionAssets, copyVersionAssets, dropScriptAssets } from './assets';
 import { markChanged } from './changes';
 import {
   DEFAULT_SETTINGS,
@@ -117,6 +118,10 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
           handlers: input.handlers,
           etag: sha256Hex(Buffer.from(toJson({ modules, main: input.main_module }))),
         });
+        if (input.assets !== undefined) {
+          const latestVersionId = created ? null : (await latestVersionRow(ctx.db, accountId, name, row.last_version)).id;
+          await attachVersionAssets(ctx, box, { accountId, name, versionId: version.id, latestVersionId }, input.assets);
+        }
         const deployment = options.deploy
           ? await insertDeployment(ctx, accountId, name, {
               versions: [{ version_id: version.id, percentage: 100 }],
@@ -216,6 +221,9 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
         const deployment = await currentDeploymentRow(ctx.db, accountId, name);
         const shares = deployment === undefined ? [] : fromJson<{ version_id: string; percentage: number }[]>(deployment.versions);
         if (shares.length !== 1 || shares[0]!.version_id !== latest.id) throw new WorkerVersionNotDeployedError(name);
+        if (fromJson<WorkerModuleRef[]>(latest.modules).length === 0) {
+          throw new WorkerAssetsError('upload', `${name} serves static assets only: it has no worker to give secrets to`);
+        }
         const base = fromJson<StoredBinding[]>(latest.bindings);
         for (const gone of change.delete) {
           if (!base.some((binding) => binding.type === 'secret_text' && binding.name === gone)) throw new NotFoundError('worker_secret', gone);
@@ -241,6 +249,7 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
           source: change.source,
           author_email: change.author_email,
         });
+        await copyVersionAssets(ctx, latest.id, version.id);
         await insertDeployment(ctx, accountId, name, {
           versions: [{ version_id: version.id, percentage: 100 }],
           annotations: { 'workers/triggered_by': 'secret' },
@@ -254,7 +263,9 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
     deleteScript: (accountId, name) =>
       locked(accountId, name, async (ctx) => {
         await existing(ctx.db, accountId, name);
+        await dropScriptAssets(ctx, accountId, name);
         await ctx.db.deleteFrom('worker_deployments').where('account_id', '=', accountId).where('script_name', '=', name).execute();
+        await ctx.db.deleteFrom('worker_schedules').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_versions').where('account_id', '=', accountId).where('script_name', '=', name).execute();
         await ctx.db.deleteFrom('worker_scripts').where('account_id', '=', accountId).where('name', '=', name).execute();
         // Routes of the account's zones that ran it no longer run anything.

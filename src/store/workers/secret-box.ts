@@ -5,7 +5,7 @@
  * `v1.<key id>.<nonce>.<ciphertext+tag>` (base64url), the key id telling a value sealed under
  * another key from a damaged one.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
@@ -33,6 +33,11 @@ export class SecretBox {
     if (key.byteLength !== KEY_BYTES) throw new RangeError(`a secrets key is ${KEY_BYTES} bytes, not ${key.byteLength}`);
     this.#key = Buffer.from(key);
     this.keyId = createHash('sha256').update('workers-secrets-key-id').update(this.#key).digest('base64url').slice(0, 11);
+  }
+
+  /** A key of its own for another purpose (signing tokens), derived from this one: HMAC-SHA256(key, purpose). */
+  derive(purpose: string): Buffer {
+    return createHmac('sha256', this.#key).update(purpose).digest();
   }
 
   seal(plaintext: string, where: string): string {

@@ -1,0 +1,106 @@
+/**
+ * Where the tail workers of traced versions post their traces: an HTTP server on a Unix socket in
+ * the runtime's private directory. Each traced version's process carries a grant of its own
+ * (added by workerd to every post, unseen by any worker's code) naming the account, script and
+ * version, so a trace is told to the tails of the script the grant names, whatever the trace
+ * itself says.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+
+/** The header workerd adds to every post of a tail worker. */
+export const TRACE_GRANT_HEADER = 'cf-edge-trace';
+
+/** A post larger than this is refused (a trace holds at most what the platform keeps of logs). */
+const MAX_POST_BYTES = 16 * 1024 * 1024;
+
+export interface TraceSource {
+  account: string;
+  script: string;
+  version: string;
+}
+
+/** The traces of one post: workerd's trace items, and each one's request headers unredacted (for filters only). */
+export interface Traces extends TraceSource {
+  events: Record<string, unknown>[];
+  headers: Record<string, string>[];
+}
+
+/**
+ * A cron trigger's run reaches the worker through the trigger service's binding, and workerd's
+ * trace of it says `ok` even when the handler threw (the binding's caller gets the failure); the
+ * platform says `exception`, as for a request.
+ */
+function asThePlatformSays(event: Record<string, unknown>): Record<string, unknown> {
+  const scheduled = typeof (event.event as { cron?: unknown } | null | undefined)?.cron === 'string';
+  if (scheduled && event.outcome === 'ok' && Array.isArray(event.exceptions) && event.exceptions.length > 0) return { ...event, outcome: 'exception' };
+  return event;
+}
+
+export class TraceSink {
+  readonly #grants = new Map<string, TraceSource>();
+  readonly #deliver: (traces: Traces) => void;
+  readonly #report: (line: string) => void;
+  #server: Server | undefined;
+
+  constructor(deliver: (traces: Traces) => void, report: (line: string) => void) {
+    this.#deliver = deliver;
+    this.#report = report;
+  }
+
+  grant(source: TraceSource): string {
+    const token = randomBytes(24).toString('base64url');
+    this.#grants.set(token, source);
+    return token;
+  }
+
+  revoke(token: string): void {
+    this.#grants.delete(token);
+  }
+
+  async listen(socketPath: string): Promise<void> {
+    const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => this.#handle(request, response));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve());
+    });
+    this.#server = server;
+  }
+
+  async close(): Promise<void> {
+    const server = this.#server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  }
+
+  #handle(request: IncomingMessage, response: ServerResponse): void {
+    const source = this.#grants.get(String(request.headers[TRACE_GRANT_HEADER] ?? ''));
+    if (!source || request.method !== 'POST') {
+      request.resume();
+      response.writeHead(403).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_POST_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => {
+      response.writeHead(204).end();
+      if (size > MAX_POST_BYTES) return this.#report(`${source.script} (version ${source.version}): a trace of ${size} bytes was dropped (over ${MAX_POST_BYTES})`);
+      try {
+        const posted = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { events?: unknown; headers?: unknown };
+        const events = Array.isArray(posted.events) ? (posted.events as Record<string, unknown>[]).map(asThePlatformSays) : [];
+        const headers = Array.isArray(posted.headers) ? (posted.headers as Record<string, string>[]) : [];
+        this.#deliver({ ...source, events, headers });
+      } catch (error) {
+        this.#report(`${source.script} (version ${source.version}): a trace could not be read: ${(error as Error).message}`);
+      }
+    });
+    request.on('error', () => response.destroy());
+  }
+}
