@@ -214,7 +214,7 @@ export class VersionInstance {
     // workerd's own informational lines (`--verbose`) are read for what they say of exceptions
     // (a `scheduled` handler's are told nowhere else), never passed on to the log.
     if (entry.source !== undefined && (entry.level === 'info' || entry.level === 'debug')) {
-      const exception = /^uncaught exception; exception = .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
+      const exception = /^(?:uncaught exception; exception|execution context aborted; e) = .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
       if (exception) this.#noteException(exception[1]!.split('\nstack:')[0]!.trim());
       return;
     }
