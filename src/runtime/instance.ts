@@ -218,7 +218,11 @@ export class VersionInstance {
       if (exception) this.#noteException(exception[1]!.split('\nstack:')[0]!.trim());
       return;
     }
-    if (entry.source === undefined && NO_SCHEDULED_HANDLER.test(entry.message)) return;
+    // workerd's own plain line for a worker without a `scheduled` handler: the run's outcome says it.
+    if (entry.source === undefined && entry.message.startsWith('Received a ScheduledEvent but we lack a handler')) {
+      this.#noteException(entry.message);
+      return;
+    }
     const uncaught = /Uncaught exception: .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
     if (uncaught) this.#noteException(uncaught[1]!.split('\nstack:')[0]!.trim());
     const message = uncaught ? `Uncaught ${this.#lastException!.message}` : entry.message;
