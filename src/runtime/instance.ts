@@ -297,6 +297,8 @@ export class VersionInstance {
       try {
         answer = await trigger(generation.triggerSocketPath, cron, scheduledTime);
       } catch (error) {
+        // The process ended under the run (cut off, its memory): its exit may come a moment after the broken connection.
+        await Promise.race([generation.process.exited, new Promise((resolve) => setTimeout(resolve, 250).unref())]);
         if (generation.exceeded || generation.process.ended) return { result: 'exceeded-resources', version, error: generation.exceeded ? 'the worker exceeded its CPU time' : (error as Error).message };
         return { result: 'exception', version, error: (error as Error).message };
       }
