@@ -236,11 +236,15 @@ export class VersionInstance {
     // workerd's own informational lines (`--verbose`) are read for what they say of exceptions
     // (a `scheduled` handler's are told nowhere else), never passed on to the log.
     if (entry.source !== undefined && (entry.level === 'info' || entry.level === 'debug')) {
-      const exception = /^uncaught exception; exception = .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
+      const exception = /^(?:uncaught exception; exception|execution context aborted; e) = .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
       if (exception) this.#noteException(exception[1]!.split('\nstack:')[0]!.trim());
       return;
     }
-    if (entry.source === undefined && NO_SCHEDULED_HANDLER.test(entry.message)) return;
+    // workerd's own plain line for a worker without a `scheduled` handler: the run's outcome says it.
+    if (entry.source === undefined && entry.message.startsWith('Received a ScheduledEvent but we lack a handler')) {
+      this.#noteException(entry.message);
+      return;
+    }
     const uncaught = /Uncaught exception: .*?failed: (?:remote\.)?(?:jsg\.)?(.*)$/s.exec(entry.message);
     if (uncaught) this.#noteException(uncaught[1]!.split('\nstack:')[0]!.trim());
     const message = uncaught ? `Uncaught ${this.#lastException!.message}` : entry.message;
@@ -332,6 +336,8 @@ export class VersionInstance {
       try {
         answer = await trigger(generation.triggerSocketPath, cron, scheduledTime);
       } catch (error) {
+        // The process ended under the run (cut off, its memory): its exit may come a moment after the broken connection.
+        await Promise.race([generation.process.exited, new Promise((resolve) => setTimeout(resolve, 250).unref())]);
         if (generation.exceeded || generation.process.ended) return { result: 'exceeded-resources', version, error: generation.exceeded ? 'the worker exceeded its CPU time' : (error as Error).message };
         return { result: 'exception', version, error: (error as Error).message };
       }

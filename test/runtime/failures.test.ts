@@ -19,6 +19,10 @@ export default {
     if (path === '/not-a-response') return 'text';
     return new Response('still here');
   },
+  async scheduled(controller) {
+    if (controller.cron === 'spin') { for (;;) {} }
+    if (controller.cron === 'hang') return new Promise(() => {});
+  },
 };
 `;
 
@@ -89,6 +93,15 @@ describe('a worker that fails', () => {
     expect(await (await call('failing', '/')).text()).toBe('still here');
     expect(await (await call('healthy')).text()).toBe('ok');
   }, 30_000);
+
+  it("a cron trigger's handler that spins is cut off, one that hangs is an exception; the worker serves after both", async () => {
+    const minute = Date.parse('2026-11-28T06:00:00Z');
+    expect(await harness.runtime.scheduled(ACCOUNT, 'failing', 'spin', minute)).toMatchObject({ result: 'exceeded-resources', error: 'the worker exceeded its CPU time' });
+    expect(await (await call('failing', '/')).text()).toBe('still here');
+    expect(await harness.runtime.scheduled(ACCOUNT, 'failing', 'hang', minute)).toMatchObject({ result: 'exception', error: expect.stringContaining('hung') });
+    expect(await harness.runtime.scheduled(ACCOUNT, 'failing', 'fine', minute)).toMatchObject({ result: 'ok' });
+    expect(await (await call('failing', '/')).text()).toBe('still here');
+  });
 
   it('cannot start: its requests fail with why, the other scripts serve', async () => {
     const broken = await resultOf(await call('broken'));

@@ -28,6 +28,7 @@ const attempt = async (what) => { try { const value = await what(); return { val
 export default {
   async fetch(request, env) {
     const dataDir = new URL(request.url).searchParams.get('dataDir');
+    const runtimeDir = new URL(request.url).searchParams.get('runtimeDir');
     const found = {
       envKeys: Object.keys(env).sort(),
       processEnv: await attempt(() => ({ ...process.env })),
@@ -37,6 +38,9 @@ export default {
       dataDirListing: await attempt(() => fs.readdirSync(dataDir)),
       catalogueFile: await attempt(() => fs.readFileSync(dataDir + '/buckets/shared/objects.sqlite')),
       fileUrl: await attempt(async () => (await fetch('file:///etc/passwd')).text()),
+      // The platform's sockets (the trigger service that runs cron triggers among them).
+      runtimeListing: await attempt(() => fs.readdirSync(runtimeDir)),
+      triggerService: await attempt(async () => (await fetch('http://trigger/?cron=*&time=0', { method: 'POST' })).text()),
       otherAccountObject: await attempt(async () => { const object = await env.MINE.get('private.txt'); return object === null ? null : object.text(); }),
       listing: await attempt(async () => (await env.MINE.list()).objects.map((o) => o.key)),
       ownSecret: env.OWN_SECRET,
@@ -97,7 +101,7 @@ afterAll(async () => {
 
 describe('a deployed worker', () => {
   it('sees its own bindings and nothing of the platform, the machine, another script or another account', async () => {
-    const response = await fetch(`${harness.url}/${ACCOUNT}/adversary/?dataDir=${encodeURIComponent(harness.dataDir)}`);
+    const response = await fetch(`${harness.url}/${ACCOUNT}/adversary/?dataDir=${encodeURIComponent(harness.dataDir)}&runtimeDir=${encodeURIComponent(harness.runtime.directory)}`);
     expect(response.status).toBe(200);
     const text = await response.text();
     for (const canary of [...Object.values(CANARIES), 'canary-db-password', OTHER_SECRET, OTHER_ASSET]) expect(text).not.toContain(canary);
@@ -112,6 +116,8 @@ describe('a deployed worker', () => {
     expect(found.dataDirListing).toHaveProperty('error');
     expect(found.catalogueFile).toHaveProperty('error');
     expect(found.fileUrl).toHaveProperty('error');
+    expect(found.runtimeListing).toHaveProperty('error');
+    expect(found.triggerService).toHaveProperty('error');
     // Its binding is its own account's bucket of that name, not the other account's.
     expect(found.otherAccountObject).toEqual({ value: 'null' });
     expect(found.listing).toEqual({ value: JSON.stringify(['mine.txt']) });
