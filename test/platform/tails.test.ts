@@ -137,9 +137,9 @@ interface Tailing {
   exited: Promise<number | null>;
 }
 
-/** `wrangler tail <script> --format json` as a user runs it, its output read as it comes. */
-function wranglerTail(script: string, args: string[] = []): Tailing {
-  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'tail', script, '--format', 'json', ...args], {
+/** `wrangler tail <script> --format json` (or `pretty`) as a user runs it, its output read as it comes. */
+function wranglerTail(script: string, args: string[] = [], format: 'json' | 'pretty' = 'json'): Tailing {
+  const child = spawn(process.execPath, [path.join(ROOT, 'node_modules/wrangler/bin/wrangler.js'), 'tail', script, '--format', format, ...args], {
     cwd: work,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', XDG_CONFIG_HOME: path.join(work, '.config'), WRANGLER_SEND_METRICS: 'false', CI: 'true', NO_COLOR: '1', CLOUDFLARE_API_BASE_URL: platform.urls.api!, CLOUDFLARE_API_TOKEN: TOKEN, CLOUDFLARE_ACCOUNT_ID: ACCOUNT },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -259,6 +259,20 @@ describe('wrangler tail', () => {
     await thrower.exited;
     // wrangler deletes its tail on the way out.
     expect(await cf.workers.scripts.tail.get('logger', { account_id: ACCOUNT })).toEqual([]);
+  });
+
+  it('prints --format pretty as for the platform: the request and its outcome, then its logs and its exception', async () => {
+    const tailing = wranglerTail('thrower', [], 'pretty');
+    try {
+      // Printed once the connection is open, which the platform answers once the script is traced.
+      await until(`wrangler to connect (${tailing.output()})`, () => (tailing.output().includes('Connected to thrower, waiting for logs...') ? true : undefined));
+      expect((await edge('thrower.team.workers.dev', '/pretty')).status).toBe(500);
+      await until(`the pretty lines (${tailing.output()})`, () => (tailing.output().includes('TypeError: kaboom') ? true : undefined));
+      expect(tailing.output()).toMatch(/GET http:\/\/thrower\.team\.workers\.dev\/pretty - Exception Thrown @ .+\n {2}\(error\) about to throw\n/);
+    } finally {
+      tailing.child.kill('SIGINT');
+    }
+    expect(await tailing.exited, tailing.output()).toBe(0);
   });
 
   it('applies the filters wrangler sends (--status, --method, --search, --header, --ip self)', async () => {
