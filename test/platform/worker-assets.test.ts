@@ -1,7 +1,7 @@
 // Static assets deployed with wrangler (the real program, CLOUDFLARE_API_BASE_URL and nothing
 // else) to `npm start`, served through the edge port: an assets-only site (html handling, its
 // 404 page, etags and 304, HEAD, a redeploy that uploads only what changed, a rollback serving
-// the old files), and a worker with assets and the ASSETS binding
+// the old files, a gradual deployment splitting requests between two versions' files), and a worker with assets and the ASSETS binding
 // (run_worker_first patterns, the single-page-application fallback for navigations, the binding
 // reaching the version's own assets); both the same after a restart and a state export and import.
 import { spawnSync } from 'node:child_process';
@@ -124,6 +124,24 @@ describe('an assets-only site', () => {
     await run(site, ['rollback', '-y', '-m', 'the red one']);
     await served(SITE_HOST, '/style.css', 'body { color: red }');
     expect((await edge(SITE_HOST, '/about/')).body).toBe('<h1>about</h1>');
+  });
+
+  it('splits requests between two versions\' files in a gradual deployment (wrangler versions upload and versions deploy)', async () => {
+    const current = (await edge(SITE_HOST, '/style.css')).body;
+    expect(current).toBe('body { color: red }');
+    writeFileSync(path.join(site, 'public/style.css'), 'body { color: green }');
+    const uploaded = await run(site, ['versions', 'upload']);
+    const green = /Worker Version ID: (\S+)/.exec(uploaded)![1]!;
+    // The version serving now (the rollback's) is the deployment's only one.
+    const status = await fetch(`${platform.urls.api}/accounts/${ACCOUNT}/workers/scripts/site/deployments`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const red = ((await status.json()) as { result: { deployments: { versions: { version_id: string }[] }[] } }).result.deployments[0]!.versions[0]!.version_id;
+    await run(site, ['versions', 'deploy', `${red}@50%`, `${green}@50%`, '-y']);
+    const seen = new Set<string>();
+    for (let i = 0; i < 100 && seen.size < 2; i++) seen.add((await edge(SITE_HOST, '/style.css')).body);
+    expect([...seen].sort()).toEqual(['body { color: green }', 'body { color: red }']);
+    await run(site, ['versions', 'deploy', `${red}@100%`, '-y']);
+    await served(SITE_HOST, '/style.css', 'body { color: red }');
+    writeFileSync(path.join(site, 'public/style.css'), 'body { color: red }');
   });
 
   it('refuses a _headers file by name rather than ignore it', async () => {

@@ -2,7 +2,9 @@
 // from the files of the version it picked; a worker with assets runs for what no file answers
 // (and for every request with run_worker_first), and never for a file.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { DeployedVersion } from '../../src/runtime';
+import { VersionAssets } from '../../src/runtime/assets/version-assets';
 import { deployed, moduleVersion, startHarness, type Harness } from './harness';
 
 /** Bytes by hash, as the store holds them for the account. */
@@ -60,5 +62,27 @@ describe('static assets in the runtime', () => {
     // A file's path with another method is the assets' (405), as on the platform.
     expect((await get('app', '/page', { method: 'POST', body: 'x' })).status).toBe(405);
     expect(await get('first', '/page')).toEqual({ status: 200, body: 'worker /page' });
+  });
+
+
+  it('read a request in absolute form (GET http://host/path) by its path', async () => {
+    const assets = new VersionAssets({
+      account: 'a',
+      manifest: { '/page.html': { hash: 'page', size: 11 } },
+      config: { html_handling: 'auto-trailing-slash', not_found_handling: 'none', run_worker_first: false },
+      hasWorker: true,
+      compatibilityDate: '2026-07-01',
+      compatibilityFlags: [],
+      read: async () => ({ bytes: new TextEncoder().encode('<p>page</p>'), content_type: null }),
+    });
+    const request = { url: 'http://site.example/page?x=1', method: 'GET', headers: {}, resume() {} } as unknown as IncomingMessage;
+    expect(assets.wantsWorker(request)).toBe(false);
+    const written: { status?: number; body?: string } = {};
+    const response = {
+      writeHead: (status: number) => void (written.status = status),
+      end: (body?: Uint8Array) => void (written.body = body === undefined ? '' : new TextDecoder().decode(body)),
+    } as unknown as ServerResponse;
+    await assets.serve(request, response);
+    expect(written).toEqual({ status: 200, body: '<p>page</p>' });
   });
 });

@@ -129,6 +129,11 @@ describe('an upload session', () => {
       files: [worker],
     });
     await cf.workers.scripts.update('kept', { account_id: account, metadata: { main_module: 'index.js', bindings: [{ type: 'assets', name: 'ASSETS' }], keep_assets: true }, files: [worker] });
+    // Keeping the binding without keeping the assets would leave it nothing to reach.
+    await expect(cf.workers.scripts.update('kept', { account_id: account, metadata: { main_module: 'index.js', keep_bindings: ['assets'] }, files: [worker] })).rejects.toMatchObject({
+      status: 400,
+      errors: [{ code: 10021 }],
+    });
     const latest = (await server.store.workers.getScript(account, 'kept'))!.latest;
     expect(latest.number).toBe(2);
     expect(latest.bindings).toEqual([{ type: 'assets', name: 'ASSETS' }]);

@@ -102,7 +102,10 @@ function end(response: ServerResponse, status: number, headers: Record<string, s
   response.end();
 }
 
-function splitTarget(target: string): { pathname: string; search: string } {
+function splitTarget(requestTarget: string): { pathname: string; search: string } {
+  // A request in absolute form (`GET http://host/path`) names its path after its authority.
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(requestTarget);
+  const target = absolute ? requestTarget.slice(absolute[0].length) || '/' : requestTarget;
   const at = target.indexOf('?');
   const path = at < 0 ? target : target.slice(0, at);
   return { pathname: path.startsWith('/') ? path : `/${path}`, search: at < 0 ? '' : target.slice(at) };

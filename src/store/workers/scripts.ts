@@ -96,6 +96,10 @@ export function scriptOperations(executor: Executor, box: () => SecretBox): Scri
           ),
           ...kept,
         ];
+        // An assets binding kept from the serving version (keep_bindings) needs assets of this version too.
+        if (input.assets === undefined && bindings.some((binding) => binding.type === 'assets')) {
+          throw new WorkerAssetsError('upload', 'binding of type assets: the upload has no assets (metadata.assets or keep_assets)');
+        }
         const modules: WorkerModuleRef[] = [];
         for (const module of input.modules) {
           const sha256 = sha256Hex(module.bytes);
