@@ -6,15 +6,15 @@
  * assets and nothing else. Everything the assets answer (html handling, not-found handling, 304)
  * is as at the edge; `run_worker_first` does not apply to the binding.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Grants, SocketServer } from '../granted-socket';
 import type { VersionAssets } from './version-assets';
 
 export class AssetsService {
   readonly #grantHeader: string;
   readonly #report: (line: string) => void;
-  readonly #grants = new Map<string, VersionAssets>();
-  #server: Server | undefined;
+  readonly #grants = new Grants<VersionAssets>();
+  readonly #socket = new SocketServer((request, response) => void this.#handle(request, response));
 
   constructor(grantHeader: string, report: (line: string) => void) {
     this.#grantHeader = grantHeader;
@@ -22,35 +22,23 @@ export class AssetsService {
   }
 
   grant(assets: VersionAssets): string {
-    const token = randomBytes(24).toString('base64url');
-    this.#grants.set(token, assets);
-    return token;
+    return this.#grants.grant(assets);
   }
 
   revoke(tokens: Iterable<string>): void {
-    for (const token of tokens) this.#grants.delete(token);
+    this.#grants.revoke(tokens);
   }
 
-  async listen(socketPath: string): Promise<void> {
-    const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => void this.#handle(request, response));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => resolve());
-    });
-    this.#server = server;
+  listen(socketPath: string): Promise<void> {
+    return this.#socket.listen(socketPath);
   }
 
-  async close(): Promise<void> {
-    const server = this.#server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return this.#socket.close();
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const assets = this.#grants.get(String(request.headers[this.#grantHeader] ?? ''));
+    const assets = this.#grants.of(request.headers[this.#grantHeader]);
     try {
       if (assets === undefined) {
         request.resume();

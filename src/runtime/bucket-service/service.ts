@@ -6,10 +6,11 @@
  * the grant names the account and bucket. The service listens on a Unix socket in a directory
  * only this user may enter.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { declareStreamLength, type BucketCatalogue, type OpenBucket, type PutOptions, type StoredObjectBody } from '../../bucket';
 import { writeStreamedBody } from '../../streamed-body';
+import { Grants, SocketServer } from '../granted-socket';
 import { BindingRefusal, internalError, noSuchKey, preconditionFailed, wireError, type WireError } from './errors';
 import { customMetadataOf, httpMetadataOf, preconditionOf, rangeOf, wireObject } from './translate';
 import { ERROR_HEADER, INCLUDE_FIELDS, METADATA_SIZE_HEADER, REQUEST_HEADER, type WireRequest } from './wire';
@@ -28,8 +29,8 @@ interface Grant {
 export class BucketService {
   readonly #catalogue: BucketCatalogue;
   readonly #report: (line: string) => void;
-  readonly #grants = new Map<string, Grant>();
-  #server: Server | undefined;
+  readonly #grants = new Grants<Grant>();
+  readonly #socket = new SocketServer((request, response) => void this.#handle(request, response));
 
   constructor(catalogue: BucketCatalogue, report: (line: string) => void) {
     this.#catalogue = catalogue;
@@ -38,35 +39,23 @@ export class BucketService {
 
   /** A new grant to one bucket of one account. */
   grant(account: string, bucket: string): string {
-    const token = randomBytes(24).toString('base64url');
-    this.#grants.set(token, { account, bucket });
-    return token;
+    return this.#grants.grant({ account, bucket });
   }
 
   revoke(tokens: Iterable<string>): void {
-    for (const token of tokens) this.#grants.delete(token);
+    this.#grants.revoke(tokens);
   }
 
-  async listen(socketPath: string): Promise<void> {
-    const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => void this.#handle(request, response));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => resolve());
-    });
-    this.#server = server;
+  listen(socketPath: string): Promise<void> {
+    return this.#socket.listen(socketPath);
   }
 
-  async close(): Promise<void> {
-    const server = this.#server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return this.#socket.close();
   }
 
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const grant = this.#grants.get(String(request.headers[GRANT_HEADER] ?? ''));
+    const grant = this.#grants.of(request.headers[GRANT_HEADER]);
     try {
       if (!grant) throw new BindingRefusal(10001, 'This binding is no longer served.');
       // workerd writes the call's UTF-8 bytes into the header; Node reads header bytes as Latin-1.

@@ -5,8 +5,8 @@
  * version, so a trace is told to the tails of the script the grant names, whatever the trace
  * itself says.
  */
-import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Grants, SocketServer } from '../granted-socket';
 
 /** The header workerd adds to every post of a tail worker. */
 export const TRACE_GRANT_HEADER = 'cf-edge-trace';
@@ -38,10 +38,10 @@ function asThePlatformSays(event: Record<string, unknown>): Record<string, unkno
 }
 
 export class TraceSink {
-  readonly #grants = new Map<string, TraceSource>();
+  readonly #grants = new Grants<TraceSource>();
+  readonly #socket = new SocketServer((request, response) => this.#handle(request, response));
   readonly #deliver: (traces: Traces) => void;
   readonly #report: (line: string) => void;
-  #server: Server | undefined;
 
   constructor(deliver: (traces: Traces) => void, report: (line: string) => void) {
     this.#deliver = deliver;
@@ -49,35 +49,23 @@ export class TraceSink {
   }
 
   grant(source: TraceSource): string {
-    const token = randomBytes(24).toString('base64url');
-    this.#grants.set(token, source);
-    return token;
+    return this.#grants.grant(source);
   }
 
   revoke(token: string): void {
-    this.#grants.delete(token);
+    this.#grants.revoke([token]);
   }
 
-  async listen(socketPath: string): Promise<void> {
-    const server = createServer({ keepAliveTimeout: 60_000 }, (request, response) => this.#handle(request, response));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => resolve());
-    });
-    this.#server = server;
+  listen(socketPath: string): Promise<void> {
+    return this.#socket.listen(socketPath);
   }
 
-  async close(): Promise<void> {
-    const server = this.#server;
-    if (!server) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+  close(): Promise<void> {
+    return this.#socket.close();
   }
 
   #handle(request: IncomingMessage, response: ServerResponse): void {
-    const source = this.#grants.get(String(request.headers[TRACE_GRANT_HEADER] ?? ''));
+    const source = this.#grants.of(request.headers[TRACE_GRANT_HEADER]);
     if (!source || request.method !== 'POST') {
       request.resume();
       response.writeHead(403).end();
