@@ -314,6 +314,7 @@ export async function benchWire(ours: WireTarget, scratch: string): Promise<void
   console.log(
     `  the floor of a signed, durable request reaches ${round((100 * floor.put) / noOp.put)}% / ${round((100 * floor.get) / noOp.get)}% of no-op` +
       (floorBelow ? ' (below 70%: out of reach in this run for any server that keeps these checks)' : '') +
-      `; our endpoint ${round((100 * mine.put) / floor.put)}% / ${round((100 * mine.get) / floor.get)}% of the floor`,
+      `; our endpoint ${round((100 * mine.put) / floor.put)}% / ${round((100 * mine.get) / floor.get)}% of the floor` +
+      ` (targets: PUT >= 80% ${met(mine.put / floor.put, 0.8)}, GET >= 90% ${met(mine.get / floor.get, 0.9)})`,
   );
 }

@@ -90,6 +90,9 @@ function cachedSigningKey(secret: string, date: string, region: string, service:
   return key;
 }
 
+const byNameThenValue = ([a, x]: [string, string], [b, y]: [string, string]) =>
+  a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0;
+
 /** The canonical request: path segments and query re-encoded the one way SigV4 defines. */
 export function canonicalRequest(
   parts: SignedParts,
@@ -103,12 +106,11 @@ export function canonicalRequest(
         .split('/')
         .map((segment) => uriEncode(uriDecode(segment) ?? segment))
         .join('/');
-  const query = parts.query
-    .filter(([name]) => name !== omitQuery)
-    .map(([name, value]) => [uriEncode(name), uriEncode(value)] as const)
-    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
-    .map(([name, value]) => `${name}=${value}`)
-    .join('&');
+  const pairs: [string, string][] = [];
+  for (const [name, value] of parts.query) if (name !== omitQuery) pairs.push([uriEncode(name), uriEncode(value)]);
+  pairs.sort(byNameThenValue);
+  let query = '';
+  for (const [name, value] of pairs) query += query === '' ? `${name}=${value}` : `&${name}=${value}`;
   // Header values arrive as Latin-1 text of their bytes; clients sign those bytes as UTF-8.
   let headers = '';
   for (const name of signedHeaders) {
@@ -118,11 +120,11 @@ export function canonicalRequest(
       : Buffer.from(value, 'latin1').toString('utf8').trim().replace(/\s+/g, ' ');
     headers += `${name}:${canonical}\n`;
   }
-  return [parts.method, path || '/', query, headers, signedHeaders.join(';'), payloadHash].join('\n');
+  return `${parts.method}\n${path || '/'}\n${query}\n${headers}\n${signedHeaders.join(';')}\n${payloadHash}`;
 }
 
 export function stringToSign(amzDate: string, scope: string, canonical: string): string {
-  return [ALGORITHM, amzDate, scope, sha256Hex(canonical)].join('\n');
+  return `${ALGORITHM}\n${amzDate}\n${scope}\n${sha256Hex(canonical)}`;
 }
 
 export function sign(key: KeyObject, text: string): string {
@@ -136,13 +138,12 @@ export function sameSignature(expected: string, given: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-const AMZ_DATE = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/;
+const AMZ_DATE = /^\d{8}T\d{6}Z$/;
 
 function parseAmzDate(value: string, where: string): number {
-  const m = AMZ_DATE.exec(value);
-  if (!m) throw accessDenied(`${where} must be a date written YYYYMMDDTHHMMSSZ, not ${JSON.stringify(value)}.`);
-  const [, y, mo, d, h, mi, s] = m.map(Number) as number[];
-  return Date.UTC(y!, mo! - 1, d!, h!, mi!, s!);
+  if (!AMZ_DATE.test(value)) throw accessDenied(`${where} must be a date written YYYYMMDDTHHMMSSZ, not ${JSON.stringify(value)}.`);
+  const digits = (from: number, to: number) => Number(value.slice(from, to));
+  return Date.UTC(digits(0, 4), digits(4, 6) - 1, digits(6, 8), digits(9, 11), digits(11, 13), digits(13, 15));
 }
 
 interface Credential {
@@ -203,15 +204,47 @@ function signatureMismatch(): S3Error {
  */
 export function verifySignature(parts: SignedParts, keys: AccessKeys, now: number): Signer | null {
   const authorization = parts.headers.get('authorization');
-  const presigned = parts.query.some(([name]) => name === 'X-Amz-Algorithm');
+  const fields = presignedFields(parts.query);
+  const presigned = fields.algorithm !== undefined;
   if (authorization !== null && presigned) {
     throw invalidArgument(
       'Only one authentication mechanism is allowed: the Authorization header or the query string.',
     );
   }
   if (authorization !== null) return verifyHeader(parts, authorization, keys, now);
-  if (presigned) return verifyQuery(parts, keys, now);
+  if (presigned) return verifyQuery(parts, fields, keys, now);
   return null;
+}
+
+/** The `X-Amz-*` parameters of a presigned URL (the first of each, as sent). */
+interface PresignedFields {
+  algorithm?: string;
+  credential?: string;
+  date?: string;
+  expires?: string;
+  signedHeaders?: string;
+  signature?: string;
+  contentSha256?: string;
+}
+
+const PRESIGNED_FIELDS: Record<string, keyof PresignedFields> = {
+  'X-Amz-Algorithm': 'algorithm',
+  'X-Amz-Credential': 'credential',
+  'X-Amz-Date': 'date',
+  'X-Amz-Expires': 'expires',
+  'X-Amz-SignedHeaders': 'signedHeaders',
+  'X-Amz-Signature': 'signature',
+  'X-Amz-Content-Sha256': 'contentSha256',
+};
+
+function presignedFields(query: [string, string][]): PresignedFields {
+  const fields: PresignedFields = {};
+  for (const [name, value] of query) {
+    if (!name.startsWith('X-Amz-')) continue;
+    const field = Object.hasOwn(PRESIGNED_FIELDS, name) ? PRESIGNED_FIELDS[name]! : undefined;
+    if (field !== undefined) fields[field] ??= value;
+  }
+  return fields;
 }
 
 function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKeys, now: number): Signer {
@@ -261,20 +294,11 @@ function verifyHeader(parts: SignedParts, authorization: string, keys: AccessKey
   return check(parts, keys, credential, amzDate, signedHeaders, payloadHash, signature);
 }
 
-function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer {
-  const param = (name: string) => parts.query.find(([n]) => n === name)?.[1];
-  if (param('X-Amz-Algorithm') !== ALGORITHM) {
-    throw invalidArgument(
-      `Only ${ALGORITHM} is supported in X-Amz-Algorithm.`,
-      'X-Amz-Algorithm',
-      param('X-Amz-Algorithm'),
-    );
+function verifyQuery(parts: SignedParts, fields: PresignedFields, keys: AccessKeys, now: number): Signer {
+  if (fields.algorithm !== ALGORITHM) {
+    throw invalidArgument(`Only ${ALGORITHM} is supported in X-Amz-Algorithm.`, 'X-Amz-Algorithm', fields.algorithm);
   }
-  const credentialText = param('X-Amz-Credential');
-  const amzDate = param('X-Amz-Date');
-  const expiresText = param('X-Amz-Expires');
-  const signedHeadersText = param('X-Amz-SignedHeaders');
-  const signature = param('X-Amz-Signature');
+  const { credential: credentialText, date: amzDate, expires: expiresText, signedHeaders: signedHeadersText, signature } = fields;
   if (!credentialText || !amzDate || !expiresText || !signedHeadersText || !signature) {
     throw accessDenied(
       'A presigned URL needs X-Amz-Credential, X-Amz-Date, X-Amz-Expires, X-Amz-SignedHeaders and X-Amz-Signature.',
@@ -298,7 +322,7 @@ function verifyQuery(parts: SignedParts, keys: AccessKeys, now: number): Signer 
   if (now > time + expires * 1000)
     throw accessDenied(`Request has expired: it was valid until ${new Date(time + expires * 1000).toISOString()}.`);
   const credential = parseCredential(credentialText, amzDate);
-  const payloadHash = param('X-Amz-Content-Sha256') ?? UNSIGNED_PAYLOAD;
+  const payloadHash = fields.contentSha256 ?? UNSIGNED_PAYLOAD;
   return check(
     parts,
     keys,
