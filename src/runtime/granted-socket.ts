@@ -6,7 +6,7 @@
  * can reach.
  */
 import { randomBytes } from 'node:crypto';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 
 /** Grants by token: what a call carrying the token may reach. */
 export class Grants<T> {
@@ -55,4 +55,36 @@ export class SocketServer {
       server.closeAllConnections();
     });
   }
+}
+
+/**
+ * A service for workerd: its grants, and its socket, whose calls are handed to `serve` with what
+ * the call's grant header grants (undefined for a missing, forged or revoked token).
+ */
+export abstract class GrantedService<T> {
+  readonly #grants = new Grants<T>();
+  readonly #socket: SocketServer;
+
+  constructor(grantHeader: string) {
+    this.#socket = new SocketServer((request, response) => void this.serve(request, response, this.#grants.of(request.headers[grantHeader])));
+  }
+
+  /** A new token for `value`, for workerd to add to every call of one binding. */
+  grant(value: T): string {
+    return this.#grants.grant(value);
+  }
+
+  revoke(tokens: Iterable<string>): void {
+    this.#grants.revoke(tokens);
+  }
+
+  listen(socketPath: string): Promise<void> {
+    return this.#socket.listen(socketPath);
+  }
+
+  close(): Promise<void> {
+    return this.#socket.close();
+  }
+
+  protected abstract serve(request: IncomingMessage, response: ServerResponse, granted: T | undefined): void | Promise<void>;
 }

@@ -83,7 +83,7 @@ export class WorkersRuntime {
       bucketSocketPath: path.join(directory, 'buckets.sock'),
       assetsSocketPath: path.join(directory, 'assets.sock'),
       grantHeader: GRANT_HEADER,
-      grant: (account, bucket) => bucketService.grant(account, bucket),
+      grant: (account, bucket) => bucketService.grant({ account, bucket }),
       grantAssets: (assets) => assetsService.grant(assets),
       revoke: (tokens) => {
         bucketService.revoke(tokens);
@@ -93,7 +93,7 @@ export class WorkersRuntime {
       report: options.report,
       traceSocketPath: path.join(directory, 'traces.sock'),
       traceGrant: (source) => traceSink.grant(source),
-      traceRevoke: (token) => traceSink.revoke(token),
+      traceRevoke: (token) => traceSink.revoke([token]),
       trace: (traces) => options.onTraces?.(traces),
     };
     this.#watchdog = new CpuWatchdog(options.cpuMs, () => [...this.#instances.values(), ...this.#retired]);

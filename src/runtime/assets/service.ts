@@ -7,38 +7,18 @@
  * is as at the edge; `run_worker_first` does not apply to the binding.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Grants, SocketServer } from '../granted-socket';
+import { GrantedService } from '../granted-socket';
 import type { VersionAssets } from './version-assets';
 
-export class AssetsService {
-  readonly #grantHeader: string;
+export class AssetsService extends GrantedService<VersionAssets> {
   readonly #report: (line: string) => void;
-  readonly #grants = new Grants<VersionAssets>();
-  readonly #socket = new SocketServer((request, response) => void this.#handle(request, response));
 
   constructor(grantHeader: string, report: (line: string) => void) {
-    this.#grantHeader = grantHeader;
+    super(grantHeader);
     this.#report = report;
   }
 
-  grant(assets: VersionAssets): string {
-    return this.#grants.grant(assets);
-  }
-
-  revoke(tokens: Iterable<string>): void {
-    this.#grants.revoke(tokens);
-  }
-
-  listen(socketPath: string): Promise<void> {
-    return this.#socket.listen(socketPath);
-  }
-
-  close(): Promise<void> {
-    return this.#socket.close();
-  }
-
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const assets = this.#grants.of(request.headers[this.#grantHeader]);
+  protected async serve(request: IncomingMessage, response: ServerResponse, assets: VersionAssets | undefined): Promise<void> {
     try {
       if (assets === undefined) {
         request.resume();

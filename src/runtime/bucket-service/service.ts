@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { declareStreamLength, type BucketCatalogue, type OpenBucket, type PutOptions, type StoredObjectBody } from '../../bucket';
 import { writeStreamedBody } from '../../streamed-body';
-import { Grants, SocketServer } from '../granted-socket';
+import { GrantedService } from '../granted-socket';
 import { BindingRefusal, internalError, noSuchKey, preconditionFailed, wireError, type WireError } from './errors';
 import { customMetadataOf, httpMetadataOf, preconditionOf, rangeOf, wireObject } from './translate';
 import { ERROR_HEADER, INCLUDE_FIELDS, METADATA_SIZE_HEADER, REQUEST_HEADER, type WireRequest } from './wire';
@@ -26,36 +26,18 @@ interface Grant {
   bucket: string;
 }
 
-export class BucketService {
+/** Grants name one bucket of one account. */
+export class BucketService extends GrantedService<Grant> {
   readonly #catalogue: BucketCatalogue;
   readonly #report: (line: string) => void;
-  readonly #grants = new Grants<Grant>();
-  readonly #socket = new SocketServer((request, response) => void this.#handle(request, response));
 
   constructor(catalogue: BucketCatalogue, report: (line: string) => void) {
+    super(GRANT_HEADER);
     this.#catalogue = catalogue;
     this.#report = report;
   }
 
-  /** A new grant to one bucket of one account. */
-  grant(account: string, bucket: string): string {
-    return this.#grants.grant({ account, bucket });
-  }
-
-  revoke(tokens: Iterable<string>): void {
-    this.#grants.revoke(tokens);
-  }
-
-  listen(socketPath: string): Promise<void> {
-    return this.#socket.listen(socketPath);
-  }
-
-  close(): Promise<void> {
-    return this.#socket.close();
-  }
-
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const grant = this.#grants.of(request.headers[GRANT_HEADER]);
+  protected async serve(request: IncomingMessage, response: ServerResponse, grant: Grant | undefined): Promise<void> {
     try {
       if (!grant) throw new BindingRefusal(10001, 'This binding is no longer served.');
       // workerd writes the call's UTF-8 bytes into the header; Node reads header bytes as Latin-1.

@@ -6,7 +6,7 @@
  * itself says.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Grants, SocketServer } from '../granted-socket';
+import { GrantedService } from '../granted-socket';
 
 /** The header workerd adds to every post of a tail worker. */
 export const TRACE_GRANT_HEADER = 'cf-edge-trace';
@@ -37,35 +37,17 @@ function asThePlatformSays(event: Record<string, unknown>): Record<string, unkno
   return event;
 }
 
-export class TraceSink {
-  readonly #grants = new Grants<TraceSource>();
-  readonly #socket = new SocketServer((request, response) => this.#handle(request, response));
+export class TraceSink extends GrantedService<TraceSource> {
   readonly #deliver: (traces: Traces) => void;
   readonly #report: (line: string) => void;
 
   constructor(deliver: (traces: Traces) => void, report: (line: string) => void) {
+    super(TRACE_GRANT_HEADER);
     this.#deliver = deliver;
     this.#report = report;
   }
 
-  grant(source: TraceSource): string {
-    return this.#grants.grant(source);
-  }
-
-  revoke(token: string): void {
-    this.#grants.revoke([token]);
-  }
-
-  listen(socketPath: string): Promise<void> {
-    return this.#socket.listen(socketPath);
-  }
-
-  close(): Promise<void> {
-    return this.#socket.close();
-  }
-
-  #handle(request: IncomingMessage, response: ServerResponse): void {
-    const source = this.#grants.of(request.headers[TRACE_GRANT_HEADER]);
+  protected serve(request: IncomingMessage, response: ServerResponse, source: TraceSource | undefined): void {
     if (!source || request.method !== 'POST') {
       request.resume();
       response.writeHead(403).end();
